@@ -1,0 +1,36 @@
+import { type Principal, authenticate } from "./auth/authenticate";
+import { type Db, db } from "./db";
+import { env } from "./env";
+
+export interface Context {
+  prisma: Db;
+  principal: Principal;
+  /** Request headers, for middlewares that read protocol headers such as Idempotency-Key. */
+  reqHeaders: Headers;
+  /** Response headers a procedure may add (Retry-After, Idempotent-Replayed). */
+  resHeaders: Headers;
+}
+
+/** The context without HTTP: tests build it directly and call procedures through createCaller. */
+export function createContextInner(opts: {
+  prisma?: Db;
+  principal?: Principal;
+  reqHeaders?: Headers;
+  resHeaders?: Headers;
+}): Context {
+  return {
+    prisma: opts.prisma ?? db(),
+    principal: opts.principal ?? { account: null, isAdmin: false },
+    reqHeaders: opts.reqHeaders ?? new Headers(),
+    resHeaders: opts.resHeaders ?? new Headers(),
+  };
+}
+
+export async function createContext(opts: { req: Request; resHeaders: Headers }): Promise<Context> {
+  const prisma = db();
+  const principal = await authenticate(prisma, opts.req.headers, {
+    sessionSecret: env.SESSION_SECRET,
+    adminToken: env.ADMIN_TOKEN,
+  });
+  return createContextInner({ prisma, principal, reqHeaders: opts.req.headers, resHeaders: opts.resHeaders });
+}

@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+// APP_ENV is the deployment stage; NODE_ENV is only Next's build mode.
+const ZEnv = z
+  .object({
+    APP_ENV: z.enum(["development", "test", "production"]).default("development"),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
+    ADMIN_TOKEN: z.string().min(8).optional(),
+    SESSION_SECRET: z.string().min(32).optional(),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
+    IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(64 * 1024),
+  })
+  .superRefine((env, ctx) => {
+    if (env.APP_ENV !== "production") return;
+    for (const name of ["ADMIN_TOKEN", "SESSION_SECRET"] as const) {
+      if (!env[name])
+        ctx.addIssue({ code: "custom", path: [name], message: "is required when APP_ENV=production" });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    ADMIN_TOKEN: env.ADMIN_TOKEN ?? "admin_test",
+    SESSION_SECRET: env.SESSION_SECRET ?? "dev-only-session-secret-not-for-production",
+    isProduction: env.APP_ENV === "production",
+  }));
+
+export type TEnv = z.infer<typeof ZEnv>;
+
+export function parseEnv(source: Record<string, string | undefined>): TEnv {
+  // Empty strings count as unset, so `DATABASE_URL= npm test` means "no external database".
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = ZEnv.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+export const env: TEnv = parseEnv(process.env);
+
+export function requireDatabaseUrl(): string {
+  if (!env.DATABASE_URL) {
+    throw new Error("DATABASE_URL is not set: start the app with `npm run dev` or `npm start`, or set it.");
+  }
+  return env.DATABASE_URL;
+}

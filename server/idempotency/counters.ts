@@ -1,0 +1,75 @@
+import type { Db } from "../db";
+
+export const OUTCOMES = [
+  "claimed",
+  "replayed",
+  "conflict_in_flight",
+  "fingerprint_mismatch",
+  "lease_takeover",
+  "fenced",
+  "completed",
+  "released",
+  "expired_swept",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/**
+ * Counted in process (no round trip on the request path) and flushed into per-minute rows, so
+ * that several processes add up and the admin chart can show the last hour.
+ */
+class OutcomeCounters {
+  private pending = new Map<string, number>();
+  private totals = new Map<Outcome, number>();
+
+  increment(outcome: Outcome, by = 1): void {
+    const bucket = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+    const k = `${bucket}|${outcome}`;
+    this.pending.set(k, (this.pending.get(k) ?? 0) + by);
+    this.totals.set(outcome, (this.totals.get(outcome) ?? 0) + by);
+  }
+
+  /** Counts seen by this process since it started. */
+  processTotals(): Record<Outcome, number> {
+    return Object.fromEntries(OUTCOMES.map((o) => [o, this.totals.get(o) ?? 0])) as Record<Outcome, number>;
+  }
+
+  async flush(prisma: Db): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending];
+    this.pending = new Map();
+    try {
+      for (const [k, n] of batch) {
+        const [bucket, outcome] = k.split("|") as [string, string];
+        await prisma.$executeRaw`
+          INSERT INTO idempotency_outcome_counts (bucket, outcome, count)
+          VALUES (${bucket}::timestamptz, ${outcome}, ${n})
+          ON CONFLICT (bucket, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`;
+      }
+    } catch (error) {
+      for (const [k, n] of batch) this.pending.set(k, (this.pending.get(k) ?? 0) + n);
+      throw error;
+    }
+  }
+}
+
+const holder = globalThis as unknown as { idempotencyCounters?: OutcomeCounters };
+export const counters: OutcomeCounters = (holder.idempotencyCounters ??= new OutcomeCounters());
+
+/** Totals across all processes (after flushing this one's). */
+export async function outcomeTotals(prisma: Db): Promise<Record<Outcome, number>> {
+  await counters.flush(prisma);
+  const rows = await prisma.$queryRaw<{ outcome: string; count: bigint }[]>`
+    SELECT outcome, sum(count)::bigint AS count FROM idempotency_outcome_counts GROUP BY outcome`;
+  const totals = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  for (const r of rows) if (r.outcome in totals) totals[r.outcome as Outcome] = Number(r.count);
+  return totals;
+}
+
+/** Per-minute counts for the last `minutes` minutes, for the admin chart. */
+export async function outcomeSeries(prisma: Db, minutes = 60) {
+  await counters.flush(prisma);
+  return prisma.$queryRaw<{ bucket: Date; outcome: string; count: bigint }[]>`
+    SELECT bucket, outcome, count FROM idempotency_outcome_counts
+     WHERE bucket >= date_trunc('minute', now()) - make_interval(mins => ${minutes})
+     ORDER BY bucket`;
+}

@@ -1,0 +1,213 @@
+import { TRPCError } from "@trpc/server";
+import type { MiddlewareResult } from "@trpc/server/unstable-core-do-not-import";
+import type { Db } from "../db";
+import { ErrorDetails } from "../errors";
+import { counters } from "./counters";
+import { fingerprint, pickFields } from "./fingerprint";
+import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
+import {
+  claimKey,
+  completeKey,
+  deleteExpiredKey,
+  type KeyRow,
+  recordFenced,
+  releaseKey,
+  renewLease,
+  takeOverKey,
+} from "./store";
+
+export interface IdempotencyOptions<TInput> {
+  /** The input fields that define the operation; all of them when omitted. */
+  fields?: readonly (keyof TInput & string)[];
+  /** How long the key and its stored response are kept. Default 24 h. */
+  ttlSeconds?: number;
+  /** How long an attempt owns the key before a duplicate may take it over. Default 30 s. */
+  leaseSeconds?: number;
+  /** What a duplicate that finds the key in flight is told to wait. Default 1 s. */
+  retryAfterSeconds?: number;
+  /** Upper bound of each fenced business transaction. Default 15 s. */
+  transactionTimeoutMs?: number;
+}
+
+export const IDEMPOTENCY_DEFAULTS = {
+  ttlSeconds: 24 * 60 * 60,
+  leaseSeconds: 30,
+  retryAfterSeconds: 1,
+  transactionTimeoutMs: 15_000,
+} as const;
+
+interface RequiredContext {
+  prisma: Db;
+  account: { id: string };
+  idempotencyKey: string;
+  resHeaders: Headers;
+}
+
+type Result = MiddlewareResult<{ idempotency: KeyOwner }>;
+interface MiddlewareArgs {
+  ctx: RequiredContext;
+  input: unknown;
+  path: string;
+  next: (opts: { ctx: { idempotency: KeyOwner } }) => Promise<Result>;
+}
+
+// tRPC's marker for a middleware result; a replay answers without calling the handler.
+const middlewareMarker = "middlewareMarker" as "middlewareMarker" & { __brand: "middlewareMarker" };
+
+type Decision =
+  | { kind: "own"; row: KeyRow; fence: number; recoveryPoint: string }
+  | { kind: "replay"; body: StoredResponse }
+  | { kind: "in_flight" }
+  | { kind: "mismatch" };
+
+/**
+ * Makes a mutation idempotent per (account, Idempotency-Key): the first request claims the key
+ * and runs; a duplicate is replayed (completed), told 409 (in flight) or 422 (another request);
+ * a duplicate that finds the lease expired takes the key over and resumes from its recovery point.
+ */
+export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
+  const o = { ...IDEMPOTENCY_DEFAULTS, ...options };
+  return async function idempotencyMiddleware({
+    ctx,
+    input,
+    path,
+    next,
+  }: MiddlewareArgs): Promise<Result> {
+    const params = pickFields(input, o.fields);
+    const claim = {
+      accountId: ctx.account.id,
+      key: ctx.idempotencyKey,
+      procedure: path,
+      fingerprint: fingerprint(path, params),
+      requestParams: params ?? null,
+      leaseSeconds: o.leaseSeconds,
+      ttlSeconds: o.ttlSeconds,
+    };
+    const decision = await decide(ctx.prisma, claim);
+
+    if (decision.kind === "mismatch") {
+      counters.increment("fingerprint_mismatch");
+      throw new TRPCError({
+        code: "UNPROCESSABLE_CONTENT",
+        message: "This Idempotency-Key was already used with a different request.",
+      });
+    }
+    if (decision.kind === "in_flight") {
+      counters.increment("conflict_in_flight");
+      throw inFlight(ctx.resHeaders, o.retryAfterSeconds);
+    }
+    if (decision.kind === "replay") {
+      counters.increment("replayed");
+      ctx.resHeaders.set("Idempotent-Replayed", "true");
+      if ("data" in decision.body)
+        return { ok: true as const, data: decision.body.data, marker: middlewareMarker };
+      const { code, message, details } = decision.body.error;
+      throw new TRPCError({ code, message, cause: details ? new ErrorDetails(details) : undefined });
+    }
+
+    const owner = new KeyOwner(
+      ctx.prisma,
+      decision.row.id,
+      decision.fence,
+      decision.recoveryPoint,
+      `${ctx.account.id}\n${ctx.idempotencyKey}`,
+      o.transactionTimeoutMs,
+    );
+    const stopHeartbeat = startHeartbeat(ctx.prisma, owner, o.leaseSeconds);
+    try {
+      const result = await next({ ctx: { idempotency: owner } });
+      if (owner.completed) {
+        counters.increment("completed");
+        return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
+      }
+      if (result.ok) {
+        const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
+        await finishWith(ctx.prisma, owner, 200, { data });
+        counters.increment("completed");
+        return { ...result, data };
+      }
+      const error = result.error;
+      if (error.cause instanceof LeaseLostError) throw error.cause;
+      if (getStatus(error) < 500) {
+        // A business outcome decided by the handler: remembered and replayed.
+        const stored = storedError(error);
+        await finishWith(ctx.prisma, owner, stored.status, stored.body);
+        counters.increment("completed");
+        return result;
+      }
+      // Unexpected: its transaction rolled back, so give the key back for an immediate retry.
+      if (await releaseKey(ctx.prisma, owner.keyId, owner.fence, error.message))
+        counters.increment("released");
+      return result;
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        counters.increment("fenced");
+        await recordFenced(ctx.prisma, owner.keyId, owner.fence);
+        throw inFlight(ctx.resHeaders, o.retryAfterSeconds, "This attempt lost its lease to a retry.");
+      }
+      throw error;
+    } finally {
+      stopHeartbeat();
+    }
+  };
+}
+
+async function finishWith(prisma: Db, owner: KeyOwner, status: number, body: StoredResponse) {
+  if (!(await completeKey(prisma, owner.keyId, owner.fence, status, JSON.stringify(body)))) {
+    throw new LeaseLostError();
+  }
+}
+
+function getStatus(error: TRPCError): number {
+  return storedError(error).status;
+}
+
+function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: string): TRPCError {
+  resHeaders.set("Retry-After", String(retryAfterSeconds));
+  return new TRPCError({
+    code: "CONFLICT",
+    message: message ?? "A request with this Idempotency-Key is in progress; retry after the indicated time.",
+  });
+}
+
+async function decide(prisma: Db, claim: Parameters<typeof claimKey>[1]): Promise<Decision> {
+  // A handful of passes covers every race: a concurrent insert our snapshot missed, an expired
+  // key deleted for reuse, a takeover lost to another duplicate.
+  for (let pass = 0; pass < 5; pass++) {
+    const row = await claimKey(prisma, claim);
+    if (!row) continue;
+    if (row.inserted) {
+      counters.increment("claimed");
+      return { kind: "own", row, fence: row.fence, recoveryPoint: row.recoveryPoint };
+    }
+    if (row.expired && !(row.state === "in_progress" && row.leaseLive)) {
+      await deleteExpiredKey(prisma, row.id);
+      continue;
+    }
+    if (row.fingerprint !== claim.fingerprint) return { kind: "mismatch" };
+    if (row.state === "completed") {
+      return { kind: "replay", body: JSON.parse(row.responseBody ?? "null") as StoredResponse };
+    }
+    if (row.leaseLive) return { kind: "in_flight" };
+    const taken = await takeOverKey(prisma, row.id, row.fence, claim.leaseSeconds);
+    if (taken) {
+      counters.increment("lease_takeover");
+      return { kind: "own", row, fence: taken.fence, recoveryPoint: taken.recoveryPoint };
+    }
+  }
+  return { kind: "in_flight" };
+}
+
+/** Renews the lease while a long handler runs, so a slow attempt is not mistaken for a dead one. */
+function startHeartbeat(prisma: Db, owner: KeyOwner, leaseSeconds: number): () => void {
+  const timer = setInterval(
+    () => {
+      renewLease(prisma, owner.keyId, owner.fence).catch(() => {
+        // A missed renewal only shortens the lease; completion is fenced either way.
+      });
+    },
+    Math.max(1000, (leaseSeconds * 1000) / 3),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import type { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { Db } from "../db";
+import { ErrorDetails } from "../errors";
+import { completeKey, recordProgress, type Tx } from "./store";
+
+/** Thrown when the key was taken over: this attempt's writes must not commit. */
+export class LeaseLostError extends Error {
+  constructor() {
+    super("The idempotency key was taken over by another attempt.");
+  }
+}
+
+/** A stored response: the tRPC data of a success, or the code and message of a business error. */
+export type StoredResponse =
+  | { data: unknown }
+  | { error: { code: TRPCError["code"]; message: string; details?: Record<string, unknown> } };
+
+// What JSON makes of a value is what the client receives: store exactly that.
+function toJson(value: unknown): unknown {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+export function storedError(error: TRPCError): { status: number; body: StoredResponse } {
+  const details =
+    error.cause instanceof ErrorDetails
+      ? (toJson(error.cause.details) as Record<string, unknown>)
+      : undefined;
+  return {
+    status: getHTTPStatusCodeFromError(error),
+    body: { error: { code: error.code, message: error.message, ...(details ? { details } : {}) } },
+  };
+}
+
+/**
+ * The handler's side of an owned key: atomic phases that record recovery points, and the final
+ * transaction in which the business writes and the key's completion commit together. Every
+ * transaction is fenced by the attempt's token, so a stale owner's writes roll back.
+ */
+export class KeyOwner {
+  /** Set once the key is completed through complete() or fail(). */
+  completed: { data: unknown } | { error: TRPCError } | null = null;
+
+  constructor(
+    private readonly prisma: Db,
+    readonly keyId: bigint,
+    readonly fence: number,
+    private point: string,
+    private readonly scope: string,
+    private readonly transactionTimeoutMs: number,
+  ) {}
+
+  /** Where the previous attempts got to: "started" for a fresh key. */
+  get recoveryPoint(): string {
+    return this.point;
+  }
+
+  /**
+   * A key for a downstream call (a payment provider) derived from this key: stable across
+   * retries and takeovers, different for each purpose, and revealing nothing of the client's key.
+   */
+  derivedKey(purpose: string): string {
+    const digest = createHash("sha256").update(`${this.scope}\n${this.keyId}\n${purpose}`).digest("hex");
+    return `ick_${digest.slice(0, 40)}`;
+  }
+
+  /** One transaction: fn's writes, then the new recovery point (which also renews the lease). */
+  async atomicPhase<T>(nextRecoveryPoint: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const result = await this.prisma.$transaction(
+      async (tx) => {
+        const value = await fn(tx);
+        if (!(await recordProgress(tx, this.keyId, this.fence, nextRecoveryPoint)))
+          throw new LeaseLostError();
+        return value;
+      },
+      { timeout: this.transactionTimeoutMs },
+    );
+    this.point = nextRecoveryPoint;
+    return result;
+  }
+
+  /** The last phase: fn's writes and the key's completion with fn's result commit together. */
+  async complete<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const data = await this.prisma.$transaction(
+      async (tx) => {
+        const value = toJson(await fn(tx));
+        const body = JSON.stringify({ data: value } satisfies StoredResponse);
+        if (!(await completeKey(tx, this.keyId, this.fence, 200, body))) throw new LeaseLostError();
+        return value;
+      },
+      { timeout: this.transactionTimeoutMs },
+    );
+    this.completed = { data };
+    return data as T;
+  }
+
+  /** A business outcome that is an error (a declined card): stored and replayed like a success. */
+  async fail(error: TRPCError, fn?: (tx: Tx) => Promise<void>): Promise<never> {
+    const { status, body } = storedError(error);
+    await this.prisma.$transaction(
+      async (tx) => {
+        await fn?.(tx);
+        if (!(await completeKey(tx, this.keyId, this.fence, status, JSON.stringify(body)))) {
+          throw new LeaseLostError();
+        }
+      },
+      { timeout: this.transactionTimeoutMs },
+    );
+    this.completed = { error };
+    throw error;
+  }
+}

@@ -1,0 +1,151 @@
+import type { Db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
+
+export type Tx = Prisma.TransactionClient;
+
+/** What the claim statement tells the middleware about a key, fresh or existing. */
+export interface KeyRow {
+  inserted: boolean;
+  id: bigint;
+  fingerprint: string;
+  state: "in_progress" | "completed";
+  recoveryPoint: string;
+  fence: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  leaseLive: boolean;
+  expired: boolean;
+}
+
+export interface ClaimParams {
+  accountId: string;
+  key: string;
+  procedure: string;
+  fingerprint: string;
+  requestParams: unknown;
+  leaseSeconds: number;
+  ttlSeconds: number;
+}
+
+/**
+ * The claim: one statement that inserts the key (ON CONFLICT DO NOTHING — the database picks the
+ * winner) or, when it exists, returns the existing row, so every outcome costs one round trip.
+ * Under a concurrent insert the fallback SELECT can miss a row committed after the statement's
+ * snapshot; the caller then simply runs it again.
+ */
+export async function claimKey(prisma: Db | Tx, p: ClaimParams): Promise<KeyRow | undefined> {
+  const rows = await prisma.$queryRaw<KeyRow[]>`
+    WITH ins AS (
+      INSERT INTO idempotency_keys
+        (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at)
+      VALUES (${p.accountId}::uuid, ${p.key}, ${p.procedure}, ${p.fingerprint},
+              ${JSON.stringify(p.requestParams)}::jsonb, ${p.leaseSeconds},
+              now() + make_interval(secs => ${p.leaseSeconds}), now() + make_interval(secs => ${p.ttlSeconds}))
+      ON CONFLICT (account_id, key) DO NOTHING
+      RETURNING *
+    ), ev AS (
+      INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'claimed', fence FROM ins
+    )
+    SELECT true AS inserted, id, fingerprint, state, recovery_point AS "recoveryPoint", fence,
+           response_status AS "responseStatus", response_body::text AS "responseBody",
+           true AS "leaseLive", false AS expired
+      FROM ins
+    UNION ALL
+    SELECT false, id, fingerprint, state, recovery_point, fence, response_status, response_body::text,
+           coalesce(locked_until > now(), false), expires_at <= now()
+      FROM idempotency_keys
+     WHERE account_id = ${p.accountId}::uuid AND key = ${p.key} AND NOT EXISTS (SELECT 1 FROM ins)`;
+  return rows[0];
+}
+
+/** Takes over a key whose lease ran out (or was released); only one contender can win. */
+export async function takeOverKey(prisma: Db, id: bigint, seenFence: number, leaseSeconds: number) {
+  const rows = await prisma.$queryRaw<{ fence: number; recoveryPoint: string }[]>`
+    WITH taken AS (
+      UPDATE idempotency_keys
+         SET fence = fence + 1, attempts = attempts + 1, lease_seconds = ${leaseSeconds},
+             locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
+       WHERE id = ${id} AND fence = ${seenFence} AND state = 'in_progress'
+         AND (locked_until IS NULL OR locked_until <= now())
+      RETURNING id, fence, recovery_point
+    ), ev AS (
+      INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'taken_over', fence FROM taken
+    )
+    SELECT fence, recovery_point AS "recoveryPoint" FROM taken`;
+  return rows[0];
+}
+
+/** Deletes an expired key so that reusing it is a new request; never one with a live lease. */
+export async function deleteExpiredKey(prisma: Db, id: bigint): Promise<boolean> {
+  const n = await prisma.$executeRaw`
+    DELETE FROM idempotency_keys
+     WHERE id = ${id} AND expires_at <= now()
+       AND NOT (state = 'in_progress' AND locked_until > now())`;
+  return n > 0;
+}
+
+/**
+ * Marks the key completed with its response, inside the caller's business transaction. It is the
+ * fence: when the key was taken over, no row matches and the caller must roll back.
+ */
+export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status: number, body: string) {
+  const rows = await tx.$queryRaw<{ n: number }[]>`
+    WITH done AS (
+      UPDATE idempotency_keys
+         SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
+             completed_at = now(), updated_at = now(), locked_until = NULL
+       WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
+      RETURNING id, fence
+    ), ev AS (
+      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+      SELECT id, 'completed', fence, ${String(status)} FROM done
+    )
+    SELECT count(*)::int AS n FROM done`;
+  return (rows[0]?.n ?? 0) === 1;
+}
+
+/** Records a recovery point and renews the lease, in the phase's transaction; fenced like completion. */
+export async function recordProgress(tx: Tx, id: bigint, fence: number, recoveryPoint: string) {
+  const rows = await tx.$queryRaw<{ n: number }[]>`
+    WITH moved AS (
+      UPDATE idempotency_keys
+         SET recovery_point = ${recoveryPoint}, updated_at = now(),
+             locked_until = now() + make_interval(secs => lease_seconds)
+       WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
+      RETURNING id, fence
+    ), ev AS (
+      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+      SELECT id, 'progressed', fence, ${recoveryPoint} FROM moved
+    )
+    SELECT count(*)::int AS n FROM moved`;
+  return (rows[0]?.n ?? 0) === 1;
+}
+
+/** Renews the lease of a long-running owner; false means the key was taken over. */
+export async function renewLease(prisma: Db, id: bigint, fence: number): Promise<boolean> {
+  const n = await prisma.$executeRaw`
+    UPDATE idempotency_keys SET locked_until = now() + make_interval(secs => lease_seconds)
+     WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'`;
+  return n === 1;
+}
+
+/** Gives the key back after an unexpected error, so the retry may take it over at once. */
+export async function releaseKey(prisma: Db, id: bigint, fence: number, reason: string): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ n: number }[]>`
+    WITH released AS (
+      UPDATE idempotency_keys SET locked_until = NULL, updated_at = now()
+       WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
+      RETURNING id, fence
+    ), ev AS (
+      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+      SELECT id, 'released', fence, ${reason.slice(0, 500)} FROM released
+    )
+    SELECT count(*)::int AS n FROM released`;
+  return (rows[0]?.n ?? 0) === 1;
+}
+
+export async function recordFenced(prisma: Db, id: bigint, fence: number): Promise<void> {
+  await prisma.$executeRaw`
+    INSERT INTO idempotency_key_events (key_id, kind, fence)
+    SELECT id, 'fenced', ${fence} FROM idempotency_keys WHERE id = ${id}`;
+}

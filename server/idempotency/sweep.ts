@@ -1,0 +1,25 @@
+import type { Db } from "../db";
+import { counters } from "./counters";
+
+/**
+ * Deletes expired keys in bounded batches. SKIP LOCKED lets several sweepers share the work, and
+ * a key still in progress under a live lease is never taken, however old.
+ */
+export async function sweepExpiredKeys(prisma: Db, opts: { batchSize?: number; maxBatches?: number } = {}) {
+  const batchSize = opts.batchSize ?? 500;
+  const maxBatches = opts.maxBatches ?? 20;
+  let deleted = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const n = await prisma.$executeRaw`
+      DELETE FROM idempotency_keys WHERE id IN (
+        SELECT id FROM idempotency_keys
+         WHERE expires_at <= now() AND NOT (state = 'in_progress' AND locked_until > now())
+         ORDER BY expires_at
+         LIMIT ${batchSize}
+         FOR UPDATE SKIP LOCKED)`;
+    deleted += n;
+    if (n < batchSize) break;
+  }
+  if (deleted > 0) counters.increment("expired_swept", deleted);
+  return deleted;
+}

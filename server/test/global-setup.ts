@@ -1,0 +1,11 @@
+import { applyMigrations } from "../db/migrate";
+
+/**
+ * Integration tests run against a real PostgreSQL: `npm test` starts the embedded one and sets
+ * DATABASE_URL; running Vitest by hand needs DATABASE_URL pointing at a server.
+ */
+export default async function setup() {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: run `npm test`, or point it at a PostgreSQL server.");
+  await applyMigrations(url);
+}

@@ -1,0 +1,64 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { z } from "zod";
+import type { Context } from "./context";
+import { ErrorDetails } from "./errors";
+import { type IdempotencyOptions, idempotent, parseIdempotencyKey } from "./idempotency";
+
+const t = initTRPC.context<Context>().create({
+  // Stacks never leave the server: replays must be byte-identical and stacks leak internals.
+  isDev: false,
+  errorFormatter({ shape, error }) {
+    const { stack: _stack, ...data } = shape.data;
+    return {
+      ...shape,
+      data: {
+        ...data,
+        ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
+        ...(error.cause instanceof z.ZodError
+          ? { fieldErrors: z.flattenError(error.cause).fieldErrors }
+          : {}),
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+export const publicProcedure = t.procedure;
+
+const requireAccount = t.middleware(({ ctx, next }) => {
+  const account = ctx.principal.account;
+  if (!account)
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
+  return next({ ctx: { account } });
+});
+
+export const authedProcedure = t.procedure.use(requireAccount);
+
+export const adminProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.principal.isAdmin)
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
+  return next();
+});
+
+const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
+  const parsed = parseIdempotencyKey(ctx.reqHeaders.get("idempotency-key"));
+  if (!parsed.ok) throw new TRPCError({ code: "BAD_REQUEST", message: parsed.reason });
+  return next({ ctx: { idempotencyKey: parsed.key } });
+});
+
+/** The key header is checked first, before authentication and input validation. */
+const keyedProcedure = t.procedure.use(requireIdempotencyKey).use(requireAccount);
+
+/**
+ * A mutation that runs at most once per (account, Idempotency-Key). Its handler gets
+ * `ctx.idempotency` for atomic phases and the fenced final transaction.
+ */
+export function idempotentProcedure<TSchema extends z.ZodType>(
+  input: TSchema,
+  options: IdempotencyOptions<z.output<TSchema>> = {},
+) {
+  const middleware = idempotent<z.output<TSchema>>(options);
+  return keyedProcedure.input(input).use((opts) => middleware(opts));
+}
