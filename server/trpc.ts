@@ -4,7 +4,12 @@ import type { Context } from "./context";
 import { ErrorDetails } from "./errors";
 import { type IdempotencyOptions, idempotent, parseIdempotencyKey } from "./idempotency";
 
-const t = initTRPC.context<Context>().create({
+/** Procedure metadata: the HTTP layer checks the key header of idempotent ones before anything. */
+export interface Meta {
+  idempotent?: boolean;
+}
+
+const t = initTRPC.context<Context>().meta<Meta>().create({
   // Stacks never leave the server: replays must be byte-identical and stacks leak internals.
   isDev: false,
   errorFormatter({ shape, error }) {
@@ -49,7 +54,7 @@ const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
 });
 
 /** The key header is checked first, before authentication and input validation. */
-const keyedProcedure = t.procedure.use(requireIdempotencyKey).use(requireAccount);
+const keyedProcedure = t.procedure.meta({ idempotent: true }).use(requireIdempotencyKey).use(requireAccount);
 
 /**
  * A mutation that runs at most once per (account, Idempotency-Key). Its handler gets

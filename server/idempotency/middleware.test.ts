@@ -153,9 +153,11 @@ describe("leases and fencing", () => {
     const account = await createTestAccount("fence");
     const key = randomUUID();
     let releaseStale!: () => void;
+    let stuck = false;
     const staleReachedCompletion = new Promise<void>((reached) => {
       hooks.beforeComplete = async (k) => {
-        if (k !== key || releaseStale) return;
+        if (k !== key || stuck) return;
+        stuck = true;
         reached();
         await new Promise<void>((r) => {
           releaseStale = r;

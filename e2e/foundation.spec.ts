@@ -1,0 +1,24 @@
+import { expect, test } from "@playwright/test";
+
+test("health says the database answered", async ({ request }) => {
+  const res = await request.get("/api/health");
+  expect(res.status()).toBe(200);
+  expect(await res.json()).toMatchObject({ status: "ok", database: "up" });
+});
+
+test("a shopper signs in as a demo customer and sees the catalogue", async ({ page }) => {
+  await page.goto("/signin");
+  await page.getByLabel("Demo customer").selectOption("alice");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Signed in as Alice Martin.")).toBeVisible();
+  await expect(page.getByRole("list", { name: "Products" }).getByRole("listitem")).toHaveCount(5);
+});
+
+test("protected procedures answer 401 without a valid token", async ({ request }) => {
+  expect((await request.get("/api/trpc/account.me")).status()).toBe(401);
+  const bad = await request.get("/api/trpc/account.me", { headers: { authorization: "Bearer sk_test_nobody" } });
+  expect(bad.status()).toBe(401);
+  const good = await request.get("/api/trpc/account.me", { headers: { authorization: "Bearer sk_test_bob" } });
+  expect(good.status()).toBe(200);
+  expect((await good.json()).result.data.handle).toBe("bob");
+});

@@ -1,0 +1,40 @@
+import { spawnSync } from "node:child_process";
+import { startStack } from "./lib/stack";
+
+/**
+ * `npm test`: lint, typecheck, then the unit and integration tests and the browser suite against
+ * one real database and provider (embedded and started here unless DATABASE_URL /
+ * PAYMENT_PROVIDER_URL are set). Stops at the first failing step.
+ */
+const timings: string[] = [];
+function step(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
+  const started = Date.now();
+  console.log(`\n▶ ${name}: ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  timings.push(`${name} ${seconds}s`);
+  if (result.status !== 0) {
+    console.error(`\n✖ ${name} failed (exit ${result.status ?? result.signal}) after ${seconds}s`);
+    throw new StepFailed();
+  }
+}
+class StepFailed extends Error {}
+
+const bin = (name: string) => `node_modules/.bin/${name}`;
+let exitCode = 0;
+try {
+  step("lint", bin("biome"), ["check", "."]);
+  step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
+  const stack = await startStack("test");
+  try {
+    step("unit + integration", bin("vitest"), ["run"], stack.env);
+    step("e2e", bin("playwright"), ["test"], stack.env);
+  } finally {
+    await stack.stop();
+  }
+} catch (error) {
+  if (!(error instanceof StepFailed)) console.error(error);
+  exitCode = 1;
+}
+console.log(`\n${exitCode === 0 ? "✔ all passed" : "✖ failed"}: ${timings.join(", ")}`);
+process.exit(exitCode);
