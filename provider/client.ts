@@ -1,0 +1,246 @@
+/**
+ * App-side interface to a payment provider, and its HTTP implementation for
+ * the fake provider in this folder. A real provider can replace it by
+ * implementing PaymentProvider.
+ */
+import { z } from "zod";
+
+export interface Charge {
+  id: string;
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  status: "succeeded" | "declined";
+  failureCode: string | null;
+  failureMessage: string | null;
+  createdAt: string;
+  metadata: Record<string, string>;
+}
+
+export interface CreateChargeInput {
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  metadata?: Record<string, string>;
+}
+
+export interface PaymentProvider {
+  /**
+   * Creates (or, for a key seen before, replays) a charge. A decline is an
+   * outcome, returned as a Charge with status "declined", not an exception.
+   * Throws ProviderError otherwise.
+   */
+  createCharge(input: CreateChargeInput, idempotencyKey: string, opts?: { fault?: string }): Promise<Charge>;
+  getCharge(id: string): Promise<Charge | null>;
+  /** Walks all pages, oldest first (created_at, id). */
+  listCharges(opts?: { createdGte?: Date }): AsyncIterable<Charge>;
+}
+
+export type ProviderErrorKind = "unavailable" | "timeout" | "conflict" | "rejected";
+
+/**
+ * - unavailable: network error, connection reset, 5xx, unreadable answer. The charge may
+ *   or may not exist: retry with the SAME idempotency key.
+ * - timeout: no answer in time; same ambiguity as unavailable.
+ * - conflict: 409, a request with this key is still in flight; retry after `retryAfterMs`.
+ * - rejected: 4xx (bad input, key reused with other parameters, auth); do not retry as is.
+ */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  readonly kind: ProviderErrorKind;
+  readonly retryable: boolean;
+  readonly status?: number;
+  /** Provider error code when it sent one, e.g. "idempotency_key_in_use". */
+  readonly code?: string;
+  /** From Retry-After, when the provider sent it. */
+  readonly retryAfterMs?: number;
+
+  constructor(
+    message: string,
+    details: {
+      kind: ProviderErrorKind;
+      status?: number;
+      code?: string;
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.kind = details.kind;
+    this.retryable = details.kind !== "rejected";
+    if (details.status !== undefined) this.status = details.status;
+    if (details.code !== undefined) this.code = details.code;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+const WireCharge = z.object({
+  id: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  payment_method: z.string(),
+  status: z.enum(["succeeded", "declined"]),
+  failure_code: z.string().nullable(),
+  failure_message: z.string().nullable(),
+  created_at: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
+type WireCharge = z.infer<typeof WireCharge>;
+
+const DeclineBody = z.object({ charge: WireCharge });
+const ChargeList = z.object({ data: z.array(WireCharge), has_more: z.boolean() });
+const ErrorBody = z.object({ error: z.object({ message: z.string(), code: z.string().optional() }) });
+
+function fromWire(w: WireCharge): Charge {
+  return {
+    id: w.id,
+    amount: w.amount,
+    currency: w.currency,
+    paymentMethod: w.payment_method,
+    status: w.status,
+    failureCode: w.failure_code,
+    failureMessage: w.failure_message,
+    createdAt: w.created_at,
+    metadata: w.metadata,
+  };
+}
+
+interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+export interface HttpProviderOptions {
+  baseUrl: string;
+  secret?: string;
+  /** Per request, including reading the body. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Page size used by listCharges (1-100, default 100). */
+  pageSize?: number;
+}
+
+export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
+  const baseUrl = opts.baseUrl.replace(/\/+$/, "");
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const pageSize = opts.pageSize ?? 100;
+
+  async function call(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const what = `${method} ${path}`;
+    const headers: Record<string, string> = { accept: "application/json", ...init.headers };
+    if (opts.secret) headers.authorization = `Bearer ${opts.secret}`;
+    if (init.body !== undefined) headers["content-type"] = "application/json";
+    try {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let body: unknown = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        // Left null: callers treat an unparseable answer per status.
+      }
+      return { status: res.status, headers: res.headers, body } satisfies HttpAnswer;
+    } catch (err) {
+      if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
+        throw new ProviderError(`${what}: no answer within ${timeoutMs} ms`, { kind: "timeout", cause: err });
+      }
+      const reason = err instanceof Error ? describeNetworkError(err) : String(err);
+      throw new ProviderError(`${what}: provider unreachable (${reason})`, {
+        kind: "unavailable",
+        cause: err,
+      });
+    }
+  }
+
+  function parse<T>(what: string, schema: z.ZodType<T>, answer: HttpAnswer): T {
+    const parsed = schema.safeParse(answer.body);
+    if (parsed.success) return parsed.data;
+    // A 2xx we cannot read: the outcome is unknown, so it is as retryable as a reset.
+    throw new ProviderError(`${what}: malformed answer (HTTP ${answer.status})`, {
+      kind: "unavailable",
+      status: answer.status,
+      cause: parsed.error,
+    });
+  }
+
+  return {
+    async createCharge(input, idempotencyKey, callOpts) {
+      const what = "POST /v1/charges";
+      const headers: Record<string, string> = { "idempotency-key": idempotencyKey };
+      if (callOpts?.fault) headers["x-provider-fault"] = callOpts.fault;
+      const body: Record<string, unknown> = {
+        amount: input.amount,
+        currency: input.currency,
+        payment_method: input.paymentMethod,
+      };
+      if (input.metadata !== undefined) body.metadata = input.metadata;
+      const answer = await call("POST", "/v1/charges", { body, headers });
+      if (answer.status === 200 || answer.status === 201) return fromWire(parse(what, WireCharge, answer));
+      if (answer.status === 402) return fromWire(parse(what, DeclineBody, answer).charge);
+      throw errorFromAnswer(what, answer);
+    },
+
+    async getCharge(id) {
+      const path = `/v1/charges/${encodeURIComponent(id)}`;
+      const answer = await call("GET", path);
+      if (answer.status === 200) return fromWire(parse(`GET ${path}`, WireCharge, answer));
+      if (answer.status === 404) return null;
+      throw errorFromAnswer(`GET ${path}`, answer);
+    },
+
+    async *listCharges(listOpts) {
+      let startingAfter: string | undefined;
+      for (;;) {
+        const query = new URLSearchParams({ limit: String(pageSize) });
+        if (listOpts?.createdGte) query.set("created_gte", listOpts.createdGte.toISOString());
+        if (startingAfter !== undefined) query.set("starting_after", startingAfter);
+        const path = `/v1/charges?${query}`;
+        const answer = await call("GET", path);
+        if (answer.status !== 200) throw errorFromAnswer(`GET ${path}`, answer);
+        const page = parse(`GET ${path}`, ChargeList, answer);
+        for (const charge of page.data) yield fromWire(charge);
+        const last = page.data.at(-1);
+        if (!page.has_more || last === undefined) return;
+        startingAfter = last.id;
+      }
+    },
+  };
+}
+
+function errorFromAnswer(what: string, answer: HttpAnswer): ProviderError {
+  const parsed = ErrorBody.safeParse(answer.body);
+  const message = parsed.success ? parsed.data.error.message : "no error details";
+  const code = parsed.success ? parsed.data.error.code : undefined;
+  const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));
+  const status = answer.status;
+  const kind: ProviderErrorKind =
+    status === 409
+      ? "conflict"
+      : status >= 500 || status === 429 || status === 408
+        ? "unavailable"
+        : "rejected";
+  return new ProviderError(`${what}: HTTP ${status}: ${message}`, { kind, status, code, retryAfterMs });
+}
+
+function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim()) * 1000;
+}
+
+function describeNetworkError(err: Error): string {
+  const cause = err.cause;
+  if (cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    return code ? `${code}: ${cause.message}` : cause.message;
+  }
+  return err.message;
+}

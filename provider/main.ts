@@ -1,0 +1,109 @@
+/**
+ * Entry point of the fake payment provider process (`npm run provider`).
+ *
+ * Env:
+ *   PROVIDER_DATABASE_URL or DATABASE_URL  Postgres (schema payment_provider is created if missing)
+ *   PROVIDER_PORT        port on 127.0.0.1 (default 4010; 0 = random free port)
+ *   PROVIDER_FAULTS      random faults, e.g. "error:0.1,drop:0.1,latency:0-300" (see faults.ts)
+ *   PROVIDER_SECRET      if set, /v1/* requires "Authorization: Bearer <secret>"
+ *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
+ *
+ * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
+ */
+import type { AddressInfo } from "node:net";
+import pg from "pg";
+import { FaultSyntaxError, parseFaultEnv } from "./faults";
+import { createProviderServer } from "./server";
+import { ensureSchema } from "./store";
+
+const HOST = "127.0.0.1";
+const DEFAULT_PORT = 4010;
+const SHUTDOWN_GRACE_MS = 3000;
+
+function fail(message: string): never {
+  process.stderr.write(`provider: ${message}\n`);
+  process.exit(1);
+}
+
+// A vanished parent closes our pipes; never crash on EPIPE while logging.
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
+
+const databaseUrl = process.env.PROVIDER_DATABASE_URL || process.env.DATABASE_URL;
+if (!databaseUrl)
+  fail("no database configured: set PROVIDER_DATABASE_URL (or DATABASE_URL) to a postgres:// URL");
+
+const portText = process.env.PROVIDER_PORT?.trim() || String(DEFAULT_PORT);
+const port = Number(portText);
+if (!/^\d+$/.test(portText) || port > 65535)
+  fail(`PROVIDER_PORT must be an integer 0-65535, got "${portText}"`);
+
+let faults: ReturnType<typeof parseFaultEnv>;
+try {
+  faults = parseFaultEnv(process.env.PROVIDER_FAULTS);
+} catch (err) {
+  if (err instanceof FaultSyntaxError) fail(err.message);
+  throw err;
+}
+
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, application_name: "payment-provider" });
+pool.on("error", (err) =>
+  process.stderr.write(`provider: idle database connection failed: ${err.message}\n`),
+);
+
+try {
+  await ensureSchema(pool);
+} catch (err) {
+  const detail = err instanceof Error ? err.message : String(err);
+  fail(
+    `cannot prepare schema payment_provider in the database (PROVIDER_DATABASE_URL / DATABASE_URL): ${detail}`,
+  );
+}
+
+const server = createProviderServer({ pool, faults, secret: process.env.PROVIDER_SECRET || undefined });
+
+server.on("error", (err: NodeJS.ErrnoException) => {
+  fail(err.code === "EADDRINUSE" ? `port ${port} is already in use (PROVIDER_PORT)` : err.message);
+});
+
+server.listen(port, HOST, () => {
+  const { port: actual } = server.address() as AddressInfo;
+  process.stdout.write(`provider listening on http://${HOST}:${actual}\n`);
+});
+
+let shuttingDown = false;
+async function shutdown(reason: string): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  if (reason.startsWith("parent")) process.stderr.write(`provider: shutting down (${reason})\n`);
+  const hardExit = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 1500);
+  hardExit.unref();
+  const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  force.unref();
+  // Stop accepting; in-flight requests finish (their transactions commit or roll back).
+  // Keep-alive sockets become idle once their in-flight request is answered: close them then.
+  const reap = setInterval(() => server.closeIdleConnections(), 50);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  clearInterval(reap);
+  await pool.end().catch(() => {});
+  process.exit(0);
+}
+
+process.once("SIGINT", () => void shutdown("SIGINT"));
+process.once("SIGTERM", () => void shutdown("SIGTERM"));
+
+// Die with the parent so no orphan survives a SIGKILLed test runner.
+const parentPid = Number(process.env.PROVIDER_PARENT_PID);
+if (Number.isInteger(parentPid) && parentPid > 0) {
+  // If the parent spawned us directly, being re-parented means it died (immune to pid reuse).
+  const directChild = process.ppid === parentPid;
+  const watch = setInterval(() => {
+    if (directChild && process.ppid !== parentPid) return void shutdown("parent process exited");
+    try {
+      process.kill(parentPid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ESRCH") void shutdown("parent process exited");
+    }
+  }, 1000);
+  watch.unref();
+}

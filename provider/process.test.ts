@@ -1,0 +1,152 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { startProvider } from "../scripts/lib/provider-process";
+import { httpProvider } from "./client";
+import { ensureSchema } from "./store";
+import { databaseUrl } from "./test-support";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Gone = no such pid, or a zombie nobody reaped yet (it has exited either way). */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  while (!check()) {
+    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return performance.now() - started;
+}
+
+describe("provider process lifecycle", () => {
+  it("prints one ready line and serves /health", async () => {
+    const started = performance.now();
+    const p = await startProvider({ databaseUrl: databaseUrl() });
+    const startupMs = performance.now() - started;
+    try {
+      expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${p.url}/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ ok: true });
+      console.info(`[lifecycle] provider ready in ${Math.round(startupMs)} ms`);
+    } finally {
+      const stopStarted = performance.now();
+      await p.stop();
+      console.info(`[lifecycle] provider stopped in ${Math.round(performance.now() - stopStarted)} ms`);
+    }
+  }, 20_000);
+
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "main.ts prints exactly one stdout line and exits 0 on %s",
+    async (signal) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "provider/main.ts"], {
+        cwd: ROOT,
+        env: { ...process.env, PROVIDER_DATABASE_URL: databaseUrl(), PROVIDER_PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (t: string) => {
+        stdout += t;
+      });
+      child.stderr.setEncoding("utf8").on("data", (t: string) => {
+        stderr += t;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      await waitUntil(() => stdout.includes("\n"), 15_000);
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(stdout).toMatch(/^provider listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(stderr).toBe("");
+    },
+    20_000,
+  );
+
+  it("several providers starting at once on an EMPTY database all come up (schema creation is serialized)", async () => {
+    // A throwaway database, so the schema really is created concurrently from scratch.
+    const name = `provider_test_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: databaseUrl() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const url = new URL(databaseUrl());
+      url.pathname = `/${name}`;
+      // In-process first: eight racing ensureSchema calls overlap far more tightly than process starts.
+      const pools = Array.from(
+        { length: 8 },
+        () => new pg.Pool({ connectionString: url.toString(), max: 1 }),
+      );
+      try {
+        await Promise.all(pools.map((pool) => ensureSchema(pool)));
+      } finally {
+        await Promise.all(pools.map((pool) => pool.end()));
+      }
+      const providers = await Promise.all(
+        Array.from({ length: 4 }, () => startProvider({ databaseUrl: url.toString() })),
+      );
+      const charge = await httpProvider({ baseUrl: providers[0]?.url ?? "" }).createCharge(
+        { amount: 1, currency: "usd", paymentMethod: "pm_card_visa" },
+        "fresh-db",
+      );
+      expect(await httpProvider({ baseUrl: providers[3]?.url ?? "" }).getCharge(charge.id)).toEqual(charge);
+      await Promise.all(providers.map((p) => p.stop()));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 30_000);
+
+  it("rejects with a message naming the variable when no database is configured", async () => {
+    await expect(startProvider({ databaseUrl: "", env: { DATABASE_URL: "" } })).rejects.toThrow(
+      /PROVIDER_DATABASE_URL/,
+    );
+  }, 20_000);
+
+  it("rejects with the child's stderr when the database is unreachable", async () => {
+    await expect(
+      startProvider({ databaseUrl: "postgresql://postgres@127.0.0.1:1/postgres" }),
+    ).rejects.toThrow(/exited before it was ready[\s\S]*ECONNREFUSED/);
+  }, 20_000);
+
+  it("the provider dies when its parent is SIGKILLed (no orphans)", async () => {
+    const parent = spawn(process.execPath, ["--import", "tsx", "provider/fixtures/provider-parent.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl() },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const info = await new Promise<{ pid: number; url: string }>((resolve, reject) => {
+      let out = "";
+      parent.stdout?.setEncoding("utf8");
+      parent.stdout?.on("data", (text: string) => {
+        out += text;
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        if (line) resolve(JSON.parse(line) as { pid: number; url: string });
+      });
+      parent.once("exit", (code) => reject(new Error(`parent exited early (${code})`)));
+    });
+    expect((await fetch(`${info.url}/health`)).status).toBe(200);
+    expect(isGone(info.pid)).toBe(false);
+
+    parent.kill("SIGKILL");
+    const goneAfterMs = await waitUntil(() => isGone(info.pid), 5000);
+    console.info(`[orphan] provider exited ${Math.round(goneAfterMs)} ms after its parent was SIGKILLed`);
+    await expect(fetch(`${info.url}/health`)).rejects.toThrow();
+  }, 30_000);
+});

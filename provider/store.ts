@@ -1,0 +1,271 @@
+/**
+ * Durable storage of the fake payment provider, in its own Postgres schema
+ * `payment_provider` (it never reads or writes the app's tables).
+ *
+ * Idempotency model: a request holds a transaction-scoped advisory lock on its
+ * idempotency key while it runs. The charge row and the key row (with the
+ * stored response) are inserted in that same transaction, so they commit
+ * together or not at all; a crash mid-request leaves no half-finished key
+ * behind, and a concurrent duplicate that cannot take the lock is "in flight".
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Pool, PoolClient } from "pg";
+
+export const SCHEMA = "payment_provider";
+
+export type ChargeStatus = "succeeded" | "declined";
+
+export interface ChargeRow {
+  id: string;
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  status: ChargeStatus;
+  failureCode: string | null;
+  failureMessage: string | null;
+  idempotencyKey: string;
+  metadata: Record<string, string>;
+  createdAt: Date;
+}
+
+export interface NewCharge {
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  status: ChargeStatus;
+  failureCode: string | null;
+  failureMessage: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export type ChargeOnceResult =
+  | { kind: "created"; charge: ChargeRow; response: StoredResponse }
+  | { kind: "replayed"; response: StoredResponse }
+  | { kind: "mismatch" }
+  | { kind: "in_flight" };
+
+/** Arbitrary constants: the (int4, int4) advisory-lock key guarding schema creation. */
+const SCHEMA_LOCK = [0x70_61_79_70, 1] as const;
+
+const DDL = `
+CREATE SCHEMA IF NOT EXISTS ${SCHEMA};
+
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.charges (
+  id text COLLATE "C" PRIMARY KEY CHECK (id ~ '^ch_[0-9a-f]+$'),
+  amount bigint NOT NULL CHECK (amount > 0),
+  currency char(3) NOT NULL CHECK (currency ~ '^[a-z]{3}$'),
+  payment_method text NOT NULL,
+  status text NOT NULL CHECK (status IN ('succeeded', 'declined')),
+  failure_code text,
+  failure_message text,
+  idempotency_key text NOT NULL UNIQUE,
+  request_fingerprint text NOT NULL,
+  metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
+  CHECK ((status = 'declined') = (failure_code IS NOT NULL))
+);
+
+CREATE INDEX IF NOT EXISTS charges_created_at_id_idx ON ${SCHEMA}.charges (created_at, id);
+
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.idempotency_keys (
+  key text PRIMARY KEY,
+  request_fingerprint text NOT NULL,
+  charge_id text COLLATE "C" NOT NULL UNIQUE REFERENCES ${SCHEMA}.charges (id),
+  response_status integer NOT NULL,
+  response_body json NOT NULL, -- json, not jsonb: replayed byte for byte
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+`;
+
+/** Creates the schema and tables if missing. Safe to run from several processes at once. */
+export async function ensureSchema(pool: Pool): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...SCHEMA_LOCK]);
+    await client.query(DDL);
+  });
+}
+
+export function newChargeId(): string {
+  return `ch_${randomBytes(12).toString("hex")}`;
+}
+
+/** A bigint advisory-lock key derived from the idempotency key (64 bits of sha256). */
+function keyLockId(key: string): string {
+  return createHash("sha256").update(`${SCHEMA}/idempotency/${key}`).digest().readBigInt64BE(0).toString();
+}
+
+const CHARGE_COLUMNS =
+  "id, amount, currency, payment_method, status, failure_code, failure_message, idempotency_key, metadata, created_at";
+
+interface ChargeDbRow {
+  id: string;
+  amount: string;
+  currency: string;
+  payment_method: string;
+  status: ChargeStatus;
+  failure_code: string | null;
+  failure_message: string | null;
+  idempotency_key: string;
+  metadata: Record<string, string>;
+  created_at: Date;
+}
+
+function toChargeRow(row: ChargeDbRow): ChargeRow {
+  return {
+    id: row.id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    paymentMethod: row.payment_method,
+    status: row.status,
+    failureCode: row.failure_code,
+    failureMessage: row.failure_message,
+    idempotencyKey: row.idempotency_key,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Runs one charge creation exactly once per idempotency key.
+ *
+ * - another request holds the key right now → `in_flight` (nothing done);
+ * - the key completed before → `replayed` with the stored response, or
+ *   `mismatch` when the fingerprint of the parameters differs;
+ * - otherwise `decide()` runs (it may take time: the key stays locked), and the
+ *   charge plus the key row with `render(charge)` commit in one transaction.
+ */
+export async function createChargeOnce(
+  pool: Pool,
+  args: {
+    key: string;
+    fingerprint: string;
+    decide: () => Promise<NewCharge>;
+    render: (charge: ChargeRow) => StoredResponse;
+  },
+): Promise<ChargeOnceResult> {
+  try {
+    return await inTransaction(pool, async (client) => {
+      const lock = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_xact_lock($1::bigint) AS locked",
+        [keyLockId(args.key)],
+      );
+      if (lock.rows[0]?.locked !== true) return { kind: "in_flight" };
+
+      const existing = await client.query<{
+        request_fingerprint: string;
+        response_status: number;
+        response_body: unknown;
+      }>(
+        `SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys WHERE key = $1`,
+        [args.key],
+      );
+      const done = existing.rows[0];
+      if (done) {
+        if (done.request_fingerprint !== args.fingerprint) return { kind: "mismatch" };
+        return { kind: "replayed", response: { status: done.response_status, body: done.response_body } };
+      }
+
+      const input = await args.decide();
+      const inserted = await client.query<ChargeDbRow>(
+        `INSERT INTO ${SCHEMA}.charges
+           (id, amount, currency, payment_method, status, failure_code, failure_message,
+            idempotency_key, request_fingerprint, metadata, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp())
+         RETURNING ${CHARGE_COLUMNS}`,
+        [
+          newChargeId(),
+          input.amount,
+          input.currency,
+          input.paymentMethod,
+          input.status,
+          input.failureCode,
+          input.failureMessage,
+          args.key,
+          args.fingerprint,
+          JSON.stringify(input.metadata),
+        ],
+      );
+      const row = inserted.rows[0];
+      if (!row) throw new Error("INSERT … RETURNING returned no row");
+      const charge = toChargeRow(row);
+      const response = args.render(charge);
+      await client.query(
+        `INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [args.key, args.fingerprint, charge.id, response.status, JSON.stringify(response.body)],
+      );
+      return { kind: "created", charge, response };
+    });
+  } catch (err) {
+    // Backstop: the unique constraints make a second charge for one key impossible
+    // even if the advisory lock were bypassed; the loser is told to retry.
+    if (isUniqueViolation(err)) return { kind: "in_flight" };
+    throw err;
+  }
+}
+
+export async function findCharge(pool: Pool, id: string): Promise<ChargeRow | null> {
+  const result = await pool.query<ChargeDbRow>(
+    `SELECT ${CHARGE_COLUMNS} FROM ${SCHEMA}.charges WHERE id = $1`,
+    [id],
+  );
+  const row = result.rows[0];
+  return row ? toChargeRow(row) : null;
+}
+
+export class UnknownCursorError extends Error {
+  override name = "UnknownCursorError";
+}
+
+/** Keyset pagination ordered by (created_at, id). Throws UnknownCursorError for a bad `startingAfter`. */
+export async function listCharges(
+  pool: Pool,
+  opts: { limit: number; startingAfter?: string; createdGte?: Date; idempotencyKey?: string },
+): Promise<{ charges: ChargeRow[]; hasMore: boolean }> {
+  if (opts.startingAfter !== undefined) {
+    const cursor = await pool.query(`SELECT 1 FROM ${SCHEMA}.charges WHERE id = $1`, [opts.startingAfter]);
+    if (cursor.rowCount === 0) throw new UnknownCursorError(`No such charge: ${opts.startingAfter}`);
+  }
+  const result = await pool.query<ChargeDbRow>(
+    `SELECT ${CHARGE_COLUMNS} FROM ${SCHEMA}.charges
+     WHERE ($1::timestamptz IS NULL OR created_at >= $1::timestamptz)
+       AND ($2::text IS NULL OR idempotency_key = $2::text)
+       AND ($3::text IS NULL OR (created_at, id) > (SELECT c.created_at, c.id FROM ${SCHEMA}.charges c WHERE c.id = $3::text))
+     ORDER BY created_at, id
+     LIMIT $4`,
+    [opts.createdGte ?? null, opts.idempotencyKey ?? null, opts.startingAfter ?? null, opts.limit + 1],
+  );
+  const hasMore = result.rows.length > opts.limit;
+  return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };
+}
+
+async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // READ COMMITTED explicitly: after taking a key lock, the next statement must
+    // see what the previous holder committed.
+    await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    try {
+      await client.query("ROLLBACK");
+    } catch (rollbackErr) {
+      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "23505";
+}
