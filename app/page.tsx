@@ -10,7 +10,9 @@ export default async function HomePage() {
     <>
       <h1>Shop</h1>
       <p className="muted">
-        {principal.account ? `Signed in as ${principal.account.name}.` : "Sign in to buy: choose a demo customer."}
+        {principal.account
+          ? `Signed in as ${principal.account.name}.`
+          : "Sign in to buy: choose a demo customer."}
       </p>
       <ul className="grid" aria-label="Products" style={{ listStyle: "none", padding: 0 }}>
         {products.map((p) => (
@@ -19,7 +21,7 @@ export default async function HomePage() {
             <p className="muted" style={{ margin: 0 }}>
               {p.sku}
             </p>
-            <p>{formatMoney(p.price.amount, p.price.currency)}</p>
+            <p>{formatMoney(p.price, p.currency)}</p>
           </li>
         ))}
       </ul>

@@ -11,6 +11,7 @@ const ZEnv = z
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
+    PAYMENT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
       .number()
       .int()

@@ -1,3 +1,5 @@
+import { TRPCError } from "@trpc/server";
+
 /**
  * Extra fields a domain error puts in the response body (for example the existing payment's id
  * on "order already paid"). The tRPC error formatter copies them to `error.data.details`.
@@ -7,3 +9,44 @@ export class ErrorDetails extends Error {
     super("error details");
   }
 }
+
+/**
+ * Domain errors, each mapped here once to its tRPC code (and so its HTTP status). 4xx outcomes
+ * decided by a handler are business outcomes; the idempotency layer stores and replays them.
+ */
+export const domainErrors = {
+  notFound: (what: string) => new TRPCError({ code: "NOT_FOUND", message: `${what} not found.` }),
+  invalid: (message: string, details?: Record<string, unknown>) =>
+    new TRPCError({ code: "BAD_REQUEST", message, cause: details ? new ErrorDetails(details) : undefined }),
+  orderAlreadyPaid: (payment: { id: string; status: string }) =>
+    new TRPCError({
+      code: "CONFLICT",
+      message: `Order already paid: payment ${payment.id} is ${payment.status}.`,
+      cause: new ErrorDetails({
+        reason: "order_already_paid",
+        paymentId: payment.id,
+        paymentStatus: payment.status,
+      }),
+    }),
+  paymentDeclined: (payment: { id: string }, code: string | null, message: string | null) =>
+    new TRPCError({
+      code: "PAYMENT_REQUIRED",
+      message: message ?? "Your card was declined.",
+      cause: new ErrorDetails({
+        reason: "card_declined",
+        paymentId: payment.id,
+        declineCode: code ?? "card_declined",
+      }),
+    }),
+  paymentRefused: (payment: { id: string }, message: string) =>
+    new TRPCError({
+      code: "PAYMENT_REQUIRED",
+      message: `The payment provider refused this payment: ${message}`,
+      cause: new ErrorDetails({ reason: "provider_refused", paymentId: payment.id }),
+    }),
+  providerUnavailable: (message: string) =>
+    new TRPCError({
+      code: "SERVICE_UNAVAILABLE",
+      message: `The payment provider is unavailable (${message}); retry with the same Idempotency-Key.`,
+    }),
+};

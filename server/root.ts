@@ -1,10 +1,14 @@
 import { accountRouter } from "./routers/account";
 import { catalogRouter } from "./routers/catalog";
+import { ordersRouter } from "./routers/orders";
+import { paymentsRouter } from "./routers/payments";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   account: accountRouter,
   catalog: catalogRouter,
+  orders: ordersRouter,
+  payments: paymentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

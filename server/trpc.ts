@@ -9,23 +9,26 @@ export interface Meta {
   idempotent?: boolean;
 }
 
-const t = initTRPC.context<Context>().meta<Meta>().create({
-  // Stacks never leave the server: replays must be byte-identical and stacks leak internals.
-  isDev: false,
-  errorFormatter({ shape, error }) {
-    const { stack: _stack, ...data } = shape.data;
-    return {
-      ...shape,
-      data: {
-        ...data,
-        ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
-        ...(error.cause instanceof z.ZodError
-          ? { fieldErrors: z.flattenError(error.cause).fieldErrors }
-          : {}),
-      },
-    };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // Stacks never leave the server: replays must be byte-identical and stacks leak internals.
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const { stack: _stack, ...data } = shape.data;
+      return {
+        ...shape,
+        data: {
+          ...data,
+          ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
+          ...(error.cause instanceof z.ZodError
+            ? { fieldErrors: z.flattenError(error.cause).fieldErrors }
+            : {}),
+        },
+      };
+    },
+  });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

@@ -24,7 +24,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const { error } = await searchParams;
   const { principal } = await serverCaller();
   // A demo sign-in: any seeded customer, no password. Production has no demo customers.
-  const customers = env.isProduction ? [] : await db().account.findMany({ orderBy: { handle: "asc" }, take: 20 });
+  const customers = env.isProduction
+    ? []
+    : await db().account.findMany({ orderBy: { handle: "asc" }, take: 20 });
   return (
     <section className="card" style={{ maxWidth: 420 }}>
       <h1>Sign in</h1>

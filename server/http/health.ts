@@ -1,7 +1,11 @@
 import { db } from "../db";
 
 /** The database answers a trivial query within two seconds, or the service is unhealthy. */
-export async function checkHealth(): Promise<{ status: "ok" | "unavailable"; database: "up" | "down"; error?: string }> {
+export async function checkHealth(): Promise<{
+  status: "ok" | "unavailable";
+  database: "up" | "down";
+  error?: string;
+}> {
   try {
     await Promise.race([
       db().$queryRaw`SELECT 1`,
@@ -9,6 +13,10 @@ export async function checkHealth(): Promise<{ status: "ok" | "unavailable"; dat
     ]);
     return { status: "ok", database: "up" };
   } catch (error) {
-    return { status: "unavailable", database: "down", error: error instanceof Error ? error.message : String(error) };
+    return {
+      status: "unavailable",
+      database: "down",
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
 }

@@ -9,13 +9,20 @@ import { createCaller } from "../root";
 /** A tRPC caller for server components, authenticated by the request's cookies. */
 export async function serverCaller() {
   const reqHeaders = await headers();
-  const principal = await authenticate(db(), reqHeaders, { sessionSecret: env.SESSION_SECRET, adminToken: env.ADMIN_TOKEN });
+  const principal = await authenticate(db(), reqHeaders, {
+    sessionSecret: env.SESSION_SECRET,
+    adminToken: env.ADMIN_TOKEN,
+  });
   return { caller: createCaller(createContextInner({ principal, reqHeaders })), principal };
 }
 
 export async function startCustomerSession(accountId: string) {
   const jar = await cookies();
-  jar.set(CUSTOMER_COOKIE, signSession(env.SESSION_SECRET, "customer", accountId), sessionCookieOptions(env.isProduction));
+  jar.set(
+    CUSTOMER_COOKIE,
+    signSession(env.SESSION_SECRET, "customer", accountId),
+    sessionCookieOptions(env.isProduction),
+  );
 }
 
 export async function endCustomerSession() {

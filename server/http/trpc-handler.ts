@@ -10,7 +10,10 @@ export const TRPC_ENDPOINT = "/api/trpc";
 
 /** A tRPC-shaped error answered before tRPC runs, so clients parse it like any other. */
 function errorResponse(status: number, code: string, jsonRpcCode: number, message: string): Response {
-  return Response.json({ error: { message, code: jsonRpcCode, data: { code, httpStatus: status } } }, { status });
+  return Response.json(
+    { error: { message, code: jsonRpcCode, data: { code, httpStatus: status } } },
+    { status },
+  );
 }
 
 function proceduresOf(req: Request): { paths: string[]; batched: boolean } {
@@ -46,7 +49,12 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
   const idempotent = paths.some((p) => isIdempotent(router, p));
   if (idempotent) {
     if (batched && paths.length > 1) {
-      return errorResponse(400, "BAD_REQUEST", -32600, "Idempotent procedures cannot be batched: send them one per request.");
+      return errorResponse(
+        400,
+        "BAD_REQUEST",
+        -32600,
+        "Idempotent procedures cannot be batched: send them one per request.",
+      );
     }
     const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
     if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason);
@@ -67,7 +75,8 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
     router,
     createContext,
     onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR") console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
+      if (error.code === "INTERNAL_SERVER_ERROR")
+        console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
     },
   });
 }

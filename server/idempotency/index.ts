@@ -5,3 +5,5 @@ export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent } from "./mid
 export { type KeyOwner, LeaseLostError } from "./owner";
 export type { Tx } from "./store";
 export { sweepExpiredKeys } from "./sweep";
+export { type AbandonedKey, takeOverAbandonedKeys } from "./abandoned";
+export { runAsOwner } from "./middleware";

@@ -5,9 +5,15 @@ import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, EFFECTS_TABLE_SQL, hooks, runs } from "./test-router";
 
-type Outcome = { ok: true; data: unknown; headers: Headers } | { ok: false; error: TRPCError; headers: Headers };
+type Outcome =
+  | { ok: true; data: unknown; headers: Headers }
+  | { ok: false; error: TRPCError; headers: Headers };
 
-async function call(account: TestAccount, key: string | null, input: Record<string, unknown>): Promise<Outcome> {
+async function call(
+  account: TestAccount,
+  key: string | null,
+  input: Record<string, unknown>,
+): Promise<Outcome> {
   const ctx = contextFor(account, key === null ? {} : { "idempotency-key": key });
   try {
     const data = await createTestCaller(ctx).effect(input as never);
@@ -20,7 +26,13 @@ async function call(account: TestAccount, key: string | null, input: Record<stri
 
 const runsOf = (account: TestAccount, key: string) => runs.get(`${account.id}/${key}`) ?? 0;
 const effectsOf = async (account: TestAccount) =>
-  Number((await db().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idem_test_effects WHERE account_id = ${account.id}::uuid`)[0]?.n);
+  Number(
+    (
+      await db().$queryRaw<
+        { n: bigint }[]
+      >`SELECT count(*) AS n FROM idem_test_effects WHERE account_id = ${account.id}::uuid`
+    )[0]?.n,
+  );
 const keysOf = (account: TestAccount) => db().idempotencyKey.findMany({ where: { accountId: account.id } });
 
 let alice: TestAccount;
@@ -109,7 +121,9 @@ describe("the contract", () => {
 
   it("rejects an unauthenticated call with 401 and stores nothing", async () => {
     const ctx = contextFor(null, { "idempotency-key": randomUUID() });
-    await expect(createTestCaller(ctx).effect({ amount: 1, note: "x" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(createTestCaller(ctx).effect({ amount: 1, note: "x" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
   });
 
   it("does not store input validation failures", async () => {
@@ -167,7 +181,8 @@ describe("leases and fencing", () => {
     const stale = call(account, key, { amount: 42, note: "lease" });
     await staleReachedCompletion;
     // The owner looks dead: its lease ran out while it was stuck.
-    await db().$executeRaw`UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE account_id = ${account.id}::uuid AND key = ${key}`;
+    await db()
+      .$executeRaw`UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE account_id = ${account.id}::uuid AND key = ${key}`;
 
     const takeover = await call(account, key, { amount: 42, note: "lease" });
     releaseStale();
@@ -178,7 +193,10 @@ describe("leases and fencing", () => {
     expect(!late.ok && late.error.code).toBe("CONFLICT");
     expect(runsOf(account, key)).toBe(2);
     expect(await effectsOf(account)).toBe(1);
-    const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key }, include: { events: true } });
+    const row = await db().idempotencyKey.findFirstOrThrow({
+      where: { accountId: account.id, key },
+      include: { events: true },
+    });
     expect(row.state).toBe("completed");
     expect(row.fence).toBe(2);
     expect(JSON.parse(JSON.stringify(row.responseBody))).toEqual({ data: takeover.ok && takeover.data });

@@ -67,12 +67,7 @@ type Decision =
  */
 export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
   const o = { ...IDEMPOTENCY_DEFAULTS, ...options };
-  return async function idempotencyMiddleware({
-    ctx,
-    input,
-    path,
-    next,
-  }: MiddlewareArgs): Promise<Result> {
+  return async function idempotencyMiddleware({ ctx, input, path, next }: MiddlewareArgs): Promise<Result> {
     const params = pickFields(input, o.fields);
     const claim = {
       accountId: ctx.account.id,
@@ -113,43 +108,65 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       `${ctx.account.id}\n${ctx.idempotencyKey}`,
       o.transactionTimeoutMs,
     );
-    const stopHeartbeat = startHeartbeat(ctx.prisma, owner, o.leaseSeconds);
     try {
-      const result = await next({ ctx: { idempotency: owner } });
-      if (owner.completed) {
-        counters.increment("completed");
-        return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
-      }
-      if (result.ok) {
-        const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
-        await finishWith(ctx.prisma, owner, 200, { data });
-        counters.increment("completed");
-        return { ...result, data };
-      }
-      const error = result.error;
-      if (error.cause instanceof LeaseLostError) throw error.cause;
-      if (getStatus(error) < 500) {
-        // A business outcome decided by the handler: remembered and replayed.
-        const stored = storedError(error);
-        await finishWith(ctx.prisma, owner, stored.status, stored.body);
-        counters.increment("completed");
-        return result;
-      }
-      // Unexpected: its transaction rolled back, so give the key back for an immediate retry.
-      if (await releaseKey(ctx.prisma, owner.keyId, owner.fence, error.message))
-        counters.increment("released");
-      return result;
+      return await runAsOwner(ctx.prisma, owner, o.leaseSeconds, () => next({ ctx: { idempotency: owner } }));
     } catch (error) {
       if (error instanceof LeaseLostError) {
-        counters.increment("fenced");
-        await recordFenced(ctx.prisma, owner.keyId, owner.fence);
         throw inFlight(ctx.resHeaders, o.retryAfterSeconds, "This attempt lost its lease to a retry.");
       }
       throw error;
-    } finally {
-      stopHeartbeat();
     }
   };
+}
+
+type Settled = { ok: true; data: unknown } | { ok: false; error: TRPCError };
+
+/**
+ * Runs an owned key's work and settles the key by the outcome: a success or a business error
+ * (4xx) is stored unless the handler already completed the key in its own transaction; an
+ * unexpected error releases the key for an immediate retry. Shared by the middleware and the
+ * completer, so both treat outcomes alike. Throws LeaseLostError when the key was taken over.
+ */
+export async function runAsOwner<R extends Settled>(
+  prisma: Db,
+  owner: KeyOwner,
+  leaseSeconds: number,
+  run: () => Promise<R>,
+): Promise<R> {
+  const stopHeartbeat = startHeartbeat(prisma, owner, leaseSeconds);
+  try {
+    const result = await run();
+    if (owner.completed) {
+      counters.increment("completed");
+      return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
+    }
+    if (result.ok) {
+      const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
+      await finishWith(prisma, owner, 200, { data });
+      counters.increment("completed");
+      return { ...result, data };
+    }
+    if (result.error.cause instanceof LeaseLostError) throw result.error.cause;
+    if (getStatus(result.error) < 500) {
+      // A business outcome decided by the handler: remembered and replayed.
+      const stored = storedError(result.error);
+      await finishWith(prisma, owner, stored.status, stored.body);
+      counters.increment("completed");
+      return result;
+    }
+    // Unexpected: its transaction rolled back, so give the key back for an immediate retry.
+    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message))
+      counters.increment("released");
+    return result;
+  } catch (error) {
+    if (error instanceof LeaseLostError) {
+      counters.increment("fenced");
+      await recordFenced(prisma, owner.keyId, owner.fence);
+    }
+    throw error;
+  } finally {
+    stopHeartbeat();
+  }
 }
 
 async function finishWith(prisma: Db, owner: KeyOwner, status: number, body: StoredResponse) {

@@ -96,7 +96,7 @@ export class KeyOwner {
   }
 
   /** A business outcome that is an error (a declined card): stored and replayed like a success. */
-  async fail(error: TRPCError, fn?: (tx: Tx) => Promise<void>): Promise<never> {
+  async fail(error: TRPCError, fn?: (tx: Tx) => Promise<unknown>): Promise<never> {
     const { status, body } = storedError(error);
     await this.prisma.$transaction(
       async (tx) => {

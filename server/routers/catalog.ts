@@ -4,12 +4,19 @@ import { publicProcedure, router } from "../trpc";
 export const ZProduct = z.object({
   sku: z.string(),
   name: z.string(),
-  price: z.object({ amount: z.number().int(), currency: z.string() }),
+  /** Integer minor units of `currency`. */
+  price: z.number().int(),
+  currency: z.string(),
 });
 
 export const catalogRouter = router({
   list: publicProcedure.output(z.array(ZProduct)).query(async ({ ctx }) => {
     const products = await ctx.prisma.product.findMany({ orderBy: { sku: "asc" } });
-    return products.map((p) => ({ sku: p.sku, name: p.name, price: { amount: p.priceMinor, currency: p.currency } }));
+    return products.map((p) => ({
+      sku: p.sku,
+      name: p.name,
+      price: p.priceMinor,
+      currency: p.currency,
+    }));
   }),
 });

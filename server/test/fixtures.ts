@@ -15,7 +15,12 @@ export async function createTestAccount(prefix = "test"): Promise<TestAccount> {
   const handle = `${prefix}_${randomBytes(6).toString("hex")}`;
   const token = `sk_test_${randomBytes(12).toString("hex")}`;
   const account = await db().account.create({
-    data: { id: randomUUID(), handle, name: handle, apiTokens: { create: { id: randomUUID(), tokenHash: hashToken(token), label: "test" } } },
+    data: {
+      id: randomUUID(),
+      handle,
+      name: handle,
+      apiTokens: { create: { id: randomUUID(), tokenHash: hashToken(token), label: "test" } },
+    },
   });
   return { id: account.id, handle, name: account.name, token };
 }
@@ -23,7 +28,10 @@ export async function createTestAccount(prefix = "test"): Promise<TestAccount> {
 /** A context as the HTTP layer would build it for this account and these request headers. */
 export function contextFor(account: TestAccount | null, headers: Record<string, string> = {}) {
   return createContextInner({
-    principal: { account: account && { id: account.id, handle: account.handle, name: account.name }, isAdmin: false },
+    principal: {
+      account: account && { id: account.id, handle: account.handle, name: account.name },
+      isAdmin: false,
+    },
     reqHeaders: new Headers(headers),
     resHeaders: new Headers(),
   });

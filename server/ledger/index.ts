@@ -1,0 +1,2 @@
+export { type PaymentCapture, postPaymentCapture } from "./postings";
+export { type LedgerCheck, ledgerBalances, verifyLedger } from "./verify";

@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "../db";
+import { domainErrors } from "../errors";
+
+export interface OrderLine {
+  sku: string;
+  quantity: number;
+}
+
+/** Prices come from the catalogue, never from the client; repeated SKUs are merged. */
+export async function createOrder(prisma: Db, accountId: string, lines: OrderLine[]) {
+  const quantities = new Map<string, number>();
+  for (const l of lines) quantities.set(l.sku, (quantities.get(l.sku) ?? 0) + l.quantity);
+  const products = await prisma.product.findMany({ where: { sku: { in: [...quantities.keys()] } } });
+  const unknown = [...quantities.keys()].filter((sku) => !products.some((p) => p.sku === sku));
+  if (unknown.length > 0)
+    throw domainErrors.invalid(`Unknown SKU: ${unknown.join(", ")}.`, { unknownSkus: unknown });
+  const currencies = new Set(products.map((p) => p.currency));
+  if (currencies.size !== 1) throw domainErrors.invalid("An order must be in a single currency.");
+  const items = products.map((p) => {
+    const quantity = quantities.get(p.sku) as number;
+    return {
+      sku: p.sku,
+      name: p.name,
+      unitPriceMinor: p.priceMinor,
+      quantity,
+      lineTotalMinor: p.priceMinor * quantity,
+    };
+  });
+  const total = items.reduce((sum, i) => sum + i.lineTotalMinor, 0);
+  if (!Number.isSafeInteger(total) || total > 2_000_000_000)
+    throw domainErrors.invalid("The order total is too large.");
+  return prisma.order.create({
+    data: {
+      id: randomUUID(),
+      accountId,
+      totalMinor: total,
+      currency: [...currencies][0] as string,
+      items: { create: items },
+    },
+    include: { items: true },
+  });
+}
+
+export async function getOrderForAccount(prisma: Db, accountId: string, orderId: string) {
+  const order = await prisma.order.findFirst({
+    where: { id: orderId, accountId },
+    include: { items: { orderBy: { id: "asc" } }, payments: { orderBy: { createdAt: "asc" } } },
+  });
+  if (!order) throw domainErrors.notFound("Order");
+  return order;
+}
