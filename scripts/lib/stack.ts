@@ -36,9 +36,15 @@ export async function startStack(instance: "dev" | "test"): Promise<Stack> {
       stops.push(() => provider.stop());
       providerUrl = provider.url;
     }
-    console.log(`database ${database.embedded ? "embedded" : "external"}; payment provider at ${providerUrl}`);
+    console.log(
+      `database ${database.embedded ? "embedded" : "external"}; payment provider at ${providerUrl}`,
+    );
     return {
-      env: { DATABASE_URL: database.url, PAYMENT_PROVIDER_URL: providerUrl, CHECKOUT_PARENT_PID: String(process.pid) },
+      env: {
+        DATABASE_URL: database.url,
+        PAYMENT_PROVIDER_URL: providerUrl,
+        CHECKOUT_PARENT_PID: String(process.pid),
+      },
       stop,
     };
   } catch (error) {

@@ -8,7 +8,12 @@ const WATCHDOG = fileURLToPath(new URL("./die-with-parent.cjs", import.meta.url)
  * Runs a command with the stack's environment, forwards SIGINT/SIGTERM to it, and stops the
  * stack when it ends; exits with the command's code. Children die with us even after a SIGKILL.
  */
-export function runWithStack(stack: Stack, command: string, args: string[], extraEnv: Record<string, string> = {}) {
+export function runWithStack(
+  stack: Stack,
+  command: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+) {
   const nodeOptions = [process.env.NODE_OPTIONS, `--require ${WATCHDOG}`].filter(Boolean).join(" ");
   const child = spawn(command, args, {
     stdio: "inherit",

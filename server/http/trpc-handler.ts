@@ -57,13 +57,19 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
       );
     }
     const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
-    if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason);
+    if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason, paths[0]);
   }
   let request = req;
   if (req.method === "POST") {
     const cap = env.IDEMPOTENCY_MAX_BODY_BYTES;
     const tooLarge = () =>
-      errorResponse(413, "PAYLOAD_TOO_LARGE", -32013, `Request bodies are limited to ${cap} bytes.`);
+      errorResponse(
+        413,
+        "PAYLOAD_TOO_LARGE",
+        -32013,
+        `Request bodies are limited to ${cap} bytes.`,
+        paths[0],
+      );
     if (Number(req.headers.get("content-length") ?? 0) > cap) return tooLarge();
     const body = await readCapped(req, cap);
     if (body === null) return tooLarge();

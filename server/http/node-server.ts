@@ -1,0 +1,36 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AnyTRPCRouter } from "@trpc/server";
+import { handleTrpcRequest } from "./trpc-handler";
+
+/**
+ * The API's HTTP edge on a plain Node server: the same handler as the Next route, for tests
+ * that need a real server process they can kill, and without a Next build.
+ */
+export function createApiServer(router?: AnyTRPCRouter): Server {
+  return createServer(async (req, res) => {
+    try {
+      const response = await handleTrpcRequest(toRequest(req), router);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    } catch (error) {
+      console.error(error);
+      res.writeHead(500).end();
+    }
+  });
+}
+
+function toRequest(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
+    method: req.method,
+    headers,
+    body: hasBody ? (req as unknown as ReadableStream) : undefined,
+    // @ts-expect-error Node's fetch needs duplex for a streamed request body.
+    duplex: hasBody ? "half" : undefined,
+  });
+}
