@@ -9,9 +9,15 @@ import type { Meta } from "../trpc";
 export const TRPC_ENDPOINT = "/api/trpc";
 
 /** A tRPC-shaped error answered before tRPC runs, so clients parse it like any other. */
-function errorResponse(status: number, code: string, jsonRpcCode: number, message: string): Response {
+function errorResponse(
+  status: number,
+  code: string,
+  jsonRpcCode: number,
+  message: string,
+  path?: string,
+): Response {
   return Response.json(
-    { error: { message, code: jsonRpcCode, data: { code, httpStatus: status } } },
+    { error: { message, code: jsonRpcCode, data: { code, httpStatus: status, ...(path ? { path } : {}) } } },
     { status },
   );
 }
