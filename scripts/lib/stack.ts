@@ -32,7 +32,9 @@ export async function startStack(instance: "dev" | "test"): Promise<Stack> {
 
     let providerUrl = env.PAYMENT_PROVIDER_URL;
     if (!providerUrl) {
-      const provider = await startProvider({ databaseUrl: database.url });
+      // dev on a fixed port, so `npm run worker` can find it; tests on any free port.
+      const port = Number(process.env.PROVIDER_PORT ?? (instance === "dev" ? 4010 : 0));
+      const provider = await startProvider({ databaseUrl: database.url, port });
       stops.push(() => provider.stop());
       providerUrl = provider.url;
     }
