@@ -1,3 +1,5 @@
+export {};
+
 /**
  * `npm run worker`: the background jobs alone, for a set-up where the web servers run with
  * BACKGROUND_JOBS=off. Without DATABASE_URL / PAYMENT_PROVIDER_URL it attaches to a running
@@ -7,7 +9,7 @@ process.env.DATABASE_URL ||= "postgresql://postgres:postgres@127.0.0.1:54329/che
 process.env.PAYMENT_PROVIDER_URL ||= "http://127.0.0.1:4010";
 // Imported after the defaults above, since the env module reads the environment once, on import.
 const { startBackgroundJobs } = await import("../server/jobs");
-const stop = startBackgroundJobs();
+const stopJobs = startBackgroundJobs();
 console.log(
   `worker running against ${new URL(process.env.DATABASE_URL).host}, provider ${process.env.PAYMENT_PROVIDER_URL}`,
 );
@@ -15,6 +17,6 @@ const keepAlive = setInterval(() => {}, 60_000);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     clearInterval(keepAlive);
-    void stop().then(() => process.exit(0));
+    void stopJobs().then(() => process.exit(0));
   });
 }
