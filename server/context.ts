@@ -1,6 +1,7 @@
 import { type Principal, authenticate } from "./auth/authenticate";
 import { type Db, db } from "./db";
 import { env } from "./env";
+import type { PaymentProvider } from "./payments/provider";
 
 export interface Context {
   prisma: Db;
@@ -9,6 +10,8 @@ export interface Context {
   reqHeaders: Headers;
   /** Response headers a procedure may add (Retry-After, Idempotent-Replayed). */
   resHeaders: Headers;
+  /** The payment provider; tests may pass their own, the app uses the configured one. */
+  provider?: PaymentProvider;
 }
 
 /** The context without HTTP: tests build it directly and call procedures through createCaller. */
@@ -17,12 +20,14 @@ export function createContextInner(opts: {
   principal?: Principal;
   reqHeaders?: Headers;
   resHeaders?: Headers;
+  provider?: PaymentProvider;
 }): Context {
   return {
     prisma: opts.prisma ?? db(),
     principal: opts.principal ?? { account: null, isAdmin: false },
     reqHeaders: opts.reqHeaders ?? new Headers(),
     resHeaders: opts.resHeaders ?? new Headers(),
+    provider: opts.provider,
   };
 }
 

@@ -29,7 +29,7 @@ export const paymentsRouter = router({
     .output(ZPayment)
     .mutation(({ ctx, input }) =>
       executePayment(
-        { prisma: ctx.prisma, provider: paymentProvider() },
+        { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
         ctx.idempotency,
         ctx.account.id,
         input,

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { hashToken } from "../auth/tokens";
 import { createContextInner } from "../context";
 import { db } from "../db";
+import type { PaymentProvider } from "../payments/provider";
 
 export interface TestAccount {
   id: string;
@@ -26,8 +27,13 @@ export async function createTestAccount(prefix = "test"): Promise<TestAccount> {
 }
 
 /** A context as the HTTP layer would build it for this account and these request headers. */
-export function contextFor(account: TestAccount | null, headers: Record<string, string> = {}) {
+export function contextFor(
+  account: TestAccount | null,
+  headers: Record<string, string> = {},
+  provider?: PaymentProvider,
+) {
   return createContextInner({
+    provider,
     principal: {
       account: account && { id: account.id, handle: account.handle, name: account.name },
       isAdmin: false,

@@ -1,4 +1,6 @@
+import { createPrismaClient } from "../db";
 import { applyMigrations } from "../db/migrate";
+import { seedDemoData } from "../seed";
 
 /**
  * Integration tests run against a real PostgreSQL: `npm test` starts the embedded one and sets
@@ -8,4 +10,7 @@ export default async function setup() {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: run `npm test`, or point it at a PostgreSQL server.");
   await applyMigrations(url);
+  const prisma = createPrismaClient(url);
+  await seedDemoData(prisma, { production: false });
+  await prisma.$disconnect();
 }

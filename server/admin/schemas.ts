@@ -1,0 +1,198 @@
+import { z } from "zod";
+import { OUTCOMES } from "../idempotency";
+
+/**
+ * The admin API's answers. Ids that are BigInt in the database travel as strings, instants as
+ * ISO 8601 strings, money as integer minor units with its currency.
+ */
+
+export const KEY_STATES = ["in_progress", "completed", "abandoned", "expired"] as const;
+export const ZKeyState = z.enum(KEY_STATES);
+export type TKeyState = z.infer<typeof ZKeyState>;
+
+const ZInstant = z.iso.datetime();
+
+export const ZKeySummary = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  accountHandle: z.string(),
+  key: z.string(),
+  procedure: z.string(),
+  /** For display: expired, else completed, else in progress while the lease runs, else abandoned. */
+  state: ZKeyState,
+  recoveryPoint: z.string(),
+  responseStatus: z.number().int().nullable(),
+  attempts: z.number().int(),
+  fence: z.number().int(),
+  lockedUntil: ZInstant.nullable(),
+  createdAt: ZInstant,
+  completedAt: ZInstant.nullable(),
+  expiresAt: ZInstant,
+});
+export type TKeySummary = z.infer<typeof ZKeySummary>;
+
+export const ZKeyPage = z.object({ items: z.array(ZKeySummary), nextCursor: z.string().nullable() });
+export type TKeyPage = z.infer<typeof ZKeyPage>;
+
+export const ZKeyEvent = z.object({
+  id: z.string(),
+  kind: z.string(),
+  fence: z.number().int(),
+  detail: z.string().nullable(),
+  at: ZInstant,
+});
+
+export const ZCharge = z.object({
+  id: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  paymentMethod: z.string(),
+  status: z.string(),
+  failureCode: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
+
+/** What the provider says about a payment's charge; the provider being down is an answer too. */
+export const ZChargeLookup = z.discriminatedUnion("state", [
+  z.object({ state: z.literal("not_charged") }),
+  z.object({ state: z.literal("found"), charge: ZCharge }),
+  z.object({ state: z.literal("missing"), chargeId: z.string() }),
+  z.object({ state: z.literal("unavailable"), chargeId: z.string(), message: z.string() }),
+]);
+export type TChargeLookup = z.infer<typeof ZChargeLookup>;
+
+export const ZLedgerEntry = z.object({
+  id: z.string(),
+  accountCode: z.string(),
+  accountName: z.string(),
+  entryType: z.string(),
+  /** Signed: positive debits, negative credits. */
+  amountMinor: z.number().int(),
+  currency: z.string(),
+});
+
+export const ZLedgerTransaction = z.object({
+  id: z.string(),
+  paymentId: z.string().nullable(),
+  kind: z.string(),
+  description: z.string(),
+  createdAt: ZInstant,
+  entries: z.array(ZLedgerEntry),
+});
+export type TLedgerTransaction = z.infer<typeof ZLedgerTransaction>;
+
+export const ZPaymentTrail = z.object({
+  id: z.string(),
+  orderId: z.string(),
+  idempotencyKeyId: z.string().nullable(),
+  amountMinor: z.number().int(),
+  currency: z.string(),
+  paymentMethod: z.string(),
+  status: z.string(),
+  providerChargeId: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+  createdAt: ZInstant,
+  updatedAt: ZInstant,
+  charge: ZChargeLookup,
+  ledgerTransactions: z.array(ZLedgerTransaction),
+});
+export type TPaymentTrail = z.infer<typeof ZPaymentTrail>;
+
+export const ZKeyDetail = ZKeySummary.extend({
+  fingerprint: z.string(),
+  leaseSeconds: z.number().int(),
+  updatedAt: ZInstant,
+  requestParams: z.unknown(),
+  /** The stored response exactly as replayed: `{ data }` or `{ error }`. */
+  responseBody: z.unknown(),
+  events: z.array(ZKeyEvent),
+  payment: ZPaymentTrail.nullable(),
+});
+export type TKeyDetail = z.infer<typeof ZKeyDetail>;
+
+export const ZOrderDetail = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  accountHandle: z.string(),
+  status: z.string(),
+  totalMinor: z.number().int(),
+  currency: z.string(),
+  createdAt: ZInstant,
+  items: z.array(
+    z.object({
+      sku: z.string(),
+      name: z.string(),
+      unitPriceMinor: z.number().int(),
+      quantity: z.number().int(),
+      lineTotalMinor: z.number().int(),
+    }),
+  ),
+  payments: z.array(ZPaymentTrail),
+});
+export type TOrderDetail = z.infer<typeof ZOrderDetail>;
+
+export const ZLedgerCheck = z.object({
+  balanced: z.boolean(),
+  totals: z.array(z.object({ currency: z.string(), sumMinor: z.number().int() })),
+  unbalancedTransactions: z.array(z.object({ transactionId: z.string(), sumMinor: z.number().int() })),
+  driftedAccounts: z.array(
+    z.object({
+      code: z.string(),
+      currency: z.string(),
+      storedMinor: z.number().int(),
+      fromEntriesMinor: z.number().int(),
+    }),
+  ),
+  transactions: z.number().int(),
+  entries: z.number().int(),
+});
+
+export const ZLedgerBalance = z.object({
+  code: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  normalSide: z.string(),
+  balanceMinor: z.number().int(),
+});
+
+export const ZMismatch = z.object({
+  kind: z.enum([
+    "charge_without_postings",
+    "postings_without_charge",
+    "amount_mismatch",
+    "currency_mismatch",
+    "declined_with_postings",
+    "charge_missing_at_provider",
+  ]),
+  paymentId: z.string().nullable(),
+  chargeId: z.string().nullable(),
+  detail: z.string(),
+});
+
+export const ZReconciliationReport = z.object({
+  id: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  windowStart: z.string(),
+  chargesChecked: z.number().int(),
+  paymentsChecked: z.number().int(),
+  mismatches: z.array(ZMismatch),
+});
+export type TReconciliationReport = z.infer<typeof ZReconciliationReport>;
+
+export const ZOutcome = z.enum(OUTCOMES);
+
+export const ZOutcomeChart = z.object({
+  /** The first minute shown; `points[i]` counts the minute starting `i` minutes later. */
+  start: ZInstant,
+  minutes: z.number().int(),
+  series: z.array(
+    z.object({ outcome: ZOutcome, points: z.array(z.number().int()), total: z.number().int() }),
+  ),
+});
+export type TOutcomeChart = z.infer<typeof ZOutcomeChart>;
+
+export const ZKeyStateCounts = z.record(ZKeyState, z.number().int());

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db";
+import { createCaller } from "../root";
+import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+import type { Charge, PaymentProvider } from "./provider";
+import {
+  createTestOrder,
+  ledgerForOrder,
+  newKey,
+  pay,
+  payUntilSettled,
+  providerChargesForOrder,
+  startTestProvider,
+} from "./testing/support";
+
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let alice: TestAccount;
+const since = new Date(Date.now() - 5000);
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+  alice = await createTestAccount("payer");
+});
+afterAll(() => provider?.stop());
+
+/** Passes a provider fault on the first charge attempt only, as a flaky network would. */
+function faultOnce(fault: string): PaymentProvider {
+  let used = false;
+  return {
+    createCharge: (input, key) => {
+      const opts = used ? {} : { fault };
+      used = true;
+      return provider.client.createCharge(input, key, opts);
+    },
+    getCharge: (id) => provider.client.getCharge(id),
+    listCharges: (opts) => provider.client.listCharges(opts),
+  };
+}
+
+describe("orders", () => {
+  it("prices the order from the catalogue, for the authenticated account only", async () => {
+    const order = await createTestOrder(alice, [
+      { sku: "TEE-CLASSIC", quantity: 2 },
+      { sku: "MUG-ENAMEL", quantity: 1 },
+      { sku: "TEE-CLASSIC", quantity: 1 },
+    ]);
+    expect(order).toMatchObject({ total: 3 * 2500 + 1800, currency: "EUR", status: "pending_payment" });
+    const bob = await createTestAccount("other");
+    await expect(createCaller(contextFor(bob)).orders.get({ orderId: order.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(
+      createCaller(contextFor(alice)).orders.create({ items: [{ sku: "NOPE", quantity: 1 }] }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+});
+
+describe("payments.create", () => {
+  it("charges once, books one balanced ledger transaction, marks the order paid and replays", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const first = await pay(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    expect(first.ok && first.data).toMatchObject({
+      orderId: order.id,
+      amount: 5000,
+      currency: "EUR",
+      status: "succeeded",
+    });
+    const again = await pay(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(JSON.stringify(again.ok && again.data)).toBe(JSON.stringify(first.ok && first.data));
+
+    const charges = await providerChargesForOrder(provider.client, order.id, since);
+    expect(charges.map((c) => c.id)).toEqual([first.ok && first.data.providerChargeId]);
+    expect(await ledgerForOrder(order.id)).toEqual([expect.objectContaining({ entries: 2, sum: 0 })]);
+    const view = await createCaller(contextFor(alice)).orders.get({ orderId: order.id });
+    expect(view.status).toBe("paid");
+    expect(view.payment?.id).toBe(first.ok && first.data.id);
+  });
+
+  it("stores a declined card as a 402 outcome and replays it; a new key with another card then succeeds", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const declined = await pay(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_declined" },
+      provider.client,
+    );
+    expect(!declined.ok && declined.error.code).toBe("PAYMENT_REQUIRED");
+    expect(!declined.ok && declined.error.message).toMatch(/declined/i);
+    const replay = await pay(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_declined" },
+      provider.client,
+    );
+    expect(!replay.ok && replay.error.code).toBe("PAYMENT_REQUIRED");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+
+    const ok = await pay(
+      alice,
+      newKey(),
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    expect(ok.ok && ok.data.status).toBe("succeeded");
+    const charges = await providerChargesForOrder(provider.client, order.id, since);
+    expect(charges.map((c) => c.status).sort()).toEqual(["declined", "succeeded"]);
+    expect(await ledgerForOrder(order.id)).toHaveLength(1);
+  });
+
+  it("two keys for one order at the same moment: one payment, the other answer is 'already paid'", async () => {
+    for (let round = 0; round < 5; round++) {
+      const order = await createTestOrder(alice);
+      const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+      const [a, b] = await Promise.all([
+        pay(alice, newKey(), input, provider.client),
+        pay(alice, newKey(), input, provider.client),
+      ]);
+      const winners = [a, b].filter((o) => o.ok);
+      const losers = [a, b].filter((o) => !o.ok);
+      expect(winners).toHaveLength(1);
+      const loser = losers[0];
+      expect(loser && !loser.ok && loser.error.code).toBe("CONFLICT");
+      expect(loser && !loser.ok && loser.error.message).toMatch(/already paid/i);
+      expect(loser?.headers.get("retry-after")).toBeNull();
+      expect(await db().payment.count({ where: { orderId: order.id } })).toBe(1);
+      expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+    }
+  });
+
+  it("a provider 5xx leaves the key retryable and the retry charges once", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const flaky = faultOnce("error=500");
+    const first = await pay(alice, key, { orderId: order.id, paymentMethod: "pm_card_visa" }, flaky);
+    expect(!first.ok && first.error.code).toBe("SERVICE_UNAVAILABLE");
+    const retry = await payUntilSettled(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      flaky,
+    );
+    expect(retry.ok && retry.data.status).toBe("succeeded");
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+    expect(await ledgerForOrder(order.id)).toHaveLength(1);
+  });
+
+  it("a charge whose response was dropped is not charged again: the retry gets the same charge", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const dropping = faultOnce("drop");
+    const first = await pay(alice, key, { orderId: order.id, paymentMethod: "pm_card_visa" }, dropping);
+    expect(!first.ok && first.error.code).toBe("SERVICE_UNAVAILABLE");
+    const charged: Charge[] = await providerChargesForOrder(provider.client, order.id, since);
+    expect(charged).toHaveLength(1);
+    const retry = await payUntilSettled(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      dropping,
+    );
+    expect(retry.ok && retry.data.providerChargeId).toBe(charged[0]?.id);
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+  });
+
+  it("refuses a payment method that is not an id, with 400 and nothing stored", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const bad = await pay(
+      alice,
+      key,
+      { orderId: order.id, paymentMethod: "visa; drop table" },
+      provider.client,
+    );
+    expect(!bad.ok && bad.error.code).toBe("BAD_REQUEST");
+    expect(await db().idempotencyKey.count({ where: { accountId: alice.id, key } })).toBe(0);
+  });
+});

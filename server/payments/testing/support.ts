@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { TRPCError } from "@trpc/server";
+import { startProvider } from "../../../scripts/lib/provider-process";
+import { db } from "../../db";
+import { createCaller } from "../../root";
+import { contextFor, type TestAccount } from "../../test/fixtures";
+import { httpProvider, type PaymentProvider } from "../provider";
+
+export async function startTestProvider(env: Record<string, string> = {}) {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) throw new Error("DATABASE_URL is required");
+  const process_ = await startProvider({ databaseUrl, env });
+  return { ...process_, client: httpProvider({ baseUrl: process_.url, timeoutMs: 5000 }) };
+}
+
+export async function createTestOrder(account: TestAccount, items = [{ sku: "TEE-CLASSIC", quantity: 2 }]) {
+  return createCaller(contextFor(account)).orders.create({ items });
+}
+
+export type PayOutcome =
+  | {
+      ok: true;
+      data: Awaited<ReturnType<ReturnType<typeof createCaller>["payments"]["create"]>>;
+      headers: Headers;
+    }
+  | { ok: false; error: TRPCError; headers: Headers };
+
+export async function pay(
+  account: TestAccount,
+  key: string,
+  input: { orderId: string; paymentMethod: string },
+  provider: PaymentProvider,
+): Promise<PayOutcome> {
+  const ctx = contextFor(account, { "idempotency-key": key }, provider);
+  try {
+    return { ok: true, data: await createCaller(ctx).payments.create(input), headers: ctx.resHeaders };
+  } catch (error) {
+    if (error instanceof TRPCError) return { ok: false, error, headers: ctx.resHeaders };
+    throw error;
+  }
+}
+
+/** A client that retries with the same key on 5xx and in-flight 409s, as the browser does. */
+export async function payUntilSettled(
+  account: TestAccount,
+  key: string,
+  input: { orderId: string; paymentMethod: string },
+  provider: PaymentProvider,
+  maxAttempts = 40,
+): Promise<PayOutcome & { attempts: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await pay(account, key, input, provider);
+    const retryable =
+      !outcome.ok &&
+      (outcome.error.code === "SERVICE_UNAVAILABLE" ||
+        outcome.error.code === "INTERNAL_SERVER_ERROR" ||
+        (outcome.error.code === "CONFLICT" && outcome.headers.has("retry-after")));
+    if (!retryable || attempt >= maxAttempts) return { ...outcome, attempts: attempt };
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+  }
+}
+
+export async function providerChargesForOrder(provider: PaymentProvider, orderId: string, since: Date) {
+  const found = [];
+  for await (const c of provider.listCharges({ createdGte: since }))
+    if (c.metadata.order_id === orderId) found.push(c);
+  return found;
+}
+
+/** The order's ledger: its transactions and whether each sums to zero. */
+export async function ledgerForOrder(orderId: string) {
+  return db().$queryRaw<{ transaction_id: string; entries: number; sum: number }[]>`
+    SELECT t.id::text AS transaction_id, count(e.id)::int AS entries, coalesce(sum(e.amount_minor), 0)::int AS sum
+      FROM ledger_transactions t JOIN payments p ON p.id = t.payment_id
+      LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+     WHERE p.order_id = ${orderId}::uuid GROUP BY t.id`;
+}
+
+export const newKey = () => randomUUID();
