@@ -9,7 +9,7 @@ const ZEnv = z
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
     ADMIN_TOKEN: z.string().min(8).optional(),
     SESSION_SECRET: z.string().min(32).optional(),
-    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
     PAYMENT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce

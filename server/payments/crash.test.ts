@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { completeAbandonedPayments } from "./completer";
+import { postPayment, startApiProcess } from "./testing/api-process";
+import {
+  createTestOrder,
+  ledgerForOrder,
+  newKey,
+  providerChargesForOrder,
+  startTestProvider,
+} from "./testing/support";
+
+/**
+ * A server process killed with SIGKILL right after each recovery point: after phase 1 (the
+ * pending payment), and after the provider charged but before phase 3. Whether the client
+ * retries with the same key or never comes back (the completer), the order ends with one
+ * charge, one balanced ledger transaction and a completed key whose stored response is what a
+ * retry sees.
+ */
+const LEASE_SECONDS = 2;
+const CRASH_POINTS = ["after_payment_created", "after_provider_charge"] as const;
+
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let api: Awaited<ReturnType<typeof startApiProcess>>;
+let account: TestAccount;
+const since = new Date(Date.now() - 5000);
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+  account = await createTestAccount("crash");
+  api = await startApiProcess({
+    PAYMENT_PROVIDER_URL: provider.url,
+    PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
+  });
+});
+afterAll(async () => {
+  await api?.stop();
+  await provider?.stop();
+});
+
+async function crashAt(point: string) {
+  const order = await createTestOrder(account);
+  const key = newKey();
+  const doomed = await startApiProcess({
+    PAYMENT_PROVIDER_URL: provider.url,
+    PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
+    CHECKOUT_FAILPOINTS: point,
+  });
+  const body = { orderId: order.id, paymentMethod: "pm_card_visa" };
+  await expect(postPayment(doomed.url, account.token, key, body)).rejects.toThrow();
+  expect(await doomed.exited).toBe("SIGKILL");
+  const key_ = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+  expect([key_.state, key_.recoveryPoint]).toEqual(["in_progress", "payment_created"]);
+  // The crash really came before (phase 1) or after (phase 2) the provider's charge.
+  const charged = await providerChargesForOrder(provider.client, order.id, since);
+  expect(charged).toHaveLength(point === "after_provider_charge" ? 1 : 0);
+  expect(await ledgerForOrder(order.id)).toHaveLength(0);
+  return { order, key, body };
+}
+
+async function expectOneSettledPayment(orderId: string, key: string, seen: string) {
+  expect(await providerChargesForOrder(provider.client, orderId, since)).toHaveLength(1);
+  expect(await ledgerForOrder(orderId)).toEqual([expect.objectContaining({ entries: 2, sum: 0 })]);
+  const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+  expect(row.state).toBe("completed");
+  expect(JSON.parse(seen)).toEqual({ result: { data: (row.responseBody as { data: unknown }).data } });
+  const payment = await db().payment.findFirstOrThrow({ where: { orderId } });
+  expect(payment.status).toBe("succeeded");
+}
+
+async function waitForLease() {
+  await new Promise((r) => setTimeout(r, LEASE_SECONDS * 1000 + 300));
+}
+
+describe.each(CRASH_POINTS)("SIGKILL %s", (point) => {
+  it("the client's retry with the same key finishes it: one charge, one booking", async () => {
+    const { order, key, body } = await crashAt(point);
+    await waitForLease();
+    const retry = await postPayment(api.url, account.token, key, body);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    await expectOneSettledPayment(order.id, key, retry.text);
+    const replay = await postPayment(api.url, account.token, key, body);
+    expect([replay.status, replay.text, replay.headers.get("idempotent-replayed")]).toEqual([
+      200,
+      retry.text,
+      "true",
+    ]);
+  });
+
+  it("with no retry, the completer finishes it; a late retry sees the stored response", async () => {
+    const { order, key, body } = await crashAt(point);
+    await waitForLease();
+    const settled = await completeAbandonedPayments(
+      { prisma: db(), provider: provider.client },
+      { idleSeconds: 0 },
+    );
+    expect(settled).toBeGreaterThanOrEqual(1);
+    const late = await postPayment(api.url, account.token, key, body);
+    expect([late.status, late.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    await expectOneSettledPayment(order.id, key, late.text);
+  });
+});
+
+it("a retry while the dead attempt's lease is still live is told to wait, not run twice", async () => {
+  const { key, body } = await crashAt("after_provider_charge");
+  const early = await postPayment(api.url, account.token, key, body);
+  expect(early.status).toBe(409);
+  expect(early.headers.get("retry-after")).toBe("1");
+});

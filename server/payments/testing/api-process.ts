@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+
+/** The API (scripts/api-server.ts) as a real process that a test can SIGKILL. */
+export async function startApiProcess(env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/api-server.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`api did not start: ${stderr}`)), 20_000);
+    child.stdout?.on("data", (d) => {
+      const match = /api listening on (http:\/\/\S+)/.exec(String(d));
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`api exited with ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((r) =>
+    child.once("exit", (code, signal) => r(signal ?? code)),
+  );
+  return {
+    url,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function postPayment(
+  baseUrl: string,
+  token: string,
+  key: string,
+  body: { orderId: string; paymentMethod: string },
+) {
+  const res = await fetch(`${baseUrl}/api/trpc/payments.create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "idempotency-key": key },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
