@@ -14,7 +14,9 @@ async function houseAccountIds(tx: Tx, currency: string): Promise<Record<string,
       VALUES (${a.code}, ${a.name}, ${currency}, ${a.normalSide})
       ON CONFLICT (code, currency) DO NOTHING`;
   }
-  const rows = await tx.ledgerAccount.findMany({ where: { currency }, select: { id: true, code: true } });
+  // Locked in id order, so concurrent postings queue instead of deadlocking.
+  const rows = await tx.$queryRaw<{ id: number; code: string }[]>`
+    SELECT id, code FROM ledger_accounts WHERE currency = ${currency} ORDER BY id FOR UPDATE`;
   return Object.fromEntries(rows.map((r) => [r.code, r.id]));
 }
 

@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db";
+import { postPaymentCapture } from "../ledger";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
+import { createTestOrder, newKey, payUntilSettled, startTestProvider } from "./testing/support";
+
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let account: TestAccount;
+beforeAll(async () => {
+  provider = await startTestProvider();
+  account = await createTestAccount("recon");
+});
+afterAll(() => provider?.stop());
+
+async function plantSucceededPayment(chargeId: string, amount: number) {
+  const order = await createTestOrder(account);
+  const id = randomUUID();
+  await db().$transaction(async (tx) => {
+    await tx.$executeRaw`
+      INSERT INTO payments (id, order_id, account_id, amount_minor, currency, payment_method, provider_key, status, provider_charge_id)
+      VALUES (${id}::uuid, ${order.id}::uuid, ${account.id}::uuid, ${amount}, 'EUR', 'pm_card_visa', ${`planted_${id}`}, 'succeeded', ${chargeId})`;
+    await postPaymentCapture(tx, {
+      paymentId: id,
+      amountMinor: amount,
+      currency: "EUR",
+      description: "planted",
+    });
+  });
+  return id;
+}
+
+describe("the reconciler", () => {
+  it("reports mismatches planted directly in the database", async () => {
+    const windowStart = new Date(Date.now() - 1000);
+    // Postings for a charge the provider never made.
+    const ghost = await plantSucceededPayment(`ch_ghost_${randomUUID().slice(0, 8)}`, 900);
+    // A real charge of 1500 booked as 1400.
+    const realId = randomUUID();
+    const charge = await provider.client.createCharge(
+      {
+        amount: 1500,
+        currency: "EUR",
+        paymentMethod: "pm_card_visa",
+        metadata: { source: CHARGE_SOURCE, payment_id: realId },
+      },
+      newKey(),
+    );
+    const wrongAmount = await plantSucceededPayment(charge.id, 1400);
+    // A charge the provider made for us that the ledger never booked.
+    const orphan = await provider.client.createCharge(
+      {
+        amount: 700,
+        currency: "EUR",
+        paymentMethod: "pm_card_visa",
+        metadata: { source: CHARGE_SOURCE, payment_id: randomUUID() },
+      },
+      newKey(),
+    );
+
+    const report = await runReconciliation(
+      { prisma: db(), provider: provider.client },
+      { windowStart, graceSeconds: 0 },
+    );
+    const kinds = (id: string | null) =>
+      report.mismatches.filter((m) => m.paymentId === id || m.chargeId === id).map((m) => m.kind);
+    expect(kinds(ghost)).toEqual(["postings_without_charge"]);
+    expect(kinds(wrongAmount)).toEqual(["amount_mismatch"]);
+    expect(kinds(orphan.id)).toEqual(["charge_without_postings"]);
+    const stored = await db().reconciliationRun.findUniqueOrThrow({ where: { id: report.id } });
+    expect((stored.mismatches as unknown[]).length).toBe(report.mismatches.length);
+  });
+
+  it("finds nothing to report after 200 payments with random provider faults and client retries", async () => {
+    const faulty = await startTestProvider({ PROVIDER_FAULTS: "error:0.1,drop:0.1,latency:0-40" });
+    try {
+      const windowStart = new Date(Date.now() - 1000);
+      const methods = ["pm_card_visa", "pm_card_visa", "pm_card_visa", "pm_card_declined"];
+      const outcomes = new Map<string, "succeeded" | "declined">();
+      // Ten clients at a time, each retrying its key until the payment settles.
+      for (let batch = 0; batch < 20; batch++) {
+        await Promise.all(
+          Array.from({ length: 10 }, async (_, i) => {
+            const order = await createTestOrder(account, [
+              { sku: "SOCKS-WOOL", quantity: 1 + ((batch + i) % 3) },
+            ]);
+            const method = methods[(batch * 10 + i) % methods.length] as string;
+            const outcome = await payUntilSettled(
+              account,
+              newKey(),
+              { orderId: order.id, paymentMethod: method },
+              faulty.client,
+            );
+            if (outcome.ok) outcomes.set(order.id, "succeeded");
+            else if (outcome.error.code === "PAYMENT_REQUIRED") outcomes.set(order.id, "declined");
+            else throw new Error(`payment did not settle: ${outcome.error.code} ${outcome.error.message}`);
+          }),
+        );
+      }
+      expect([...outcomes.values()].filter((o) => o === "succeeded")).toHaveLength(150);
+
+      // Every order: exactly one charge at the provider; a balanced booking for each success only.
+      const chargesByOrder = new Map<string, number>();
+      for await (const c of faulty.client.listCharges({ createdGte: windowStart })) {
+        const orderId = c.metadata.order_id ?? "";
+        if (outcomes.has(orderId)) chargesByOrder.set(orderId, (chargesByOrder.get(orderId) ?? 0) + 1);
+      }
+      const bookings = await db().$queryRaw<{ order_id: string; transactions: number; sum: number }[]>`
+        SELECT p.order_id::text, count(DISTINCT t.id)::int AS transactions, coalesce(sum(e.amount_minor), 0)::int AS sum
+          FROM payments p LEFT JOIN ledger_transactions t ON t.payment_id = p.id LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+         WHERE p.order_id = ANY(${[...outcomes.keys()]}::uuid[]) GROUP BY p.order_id`;
+      const booked = new Map(bookings.map((b) => [b.order_id, b]));
+      for (const [orderId, outcome] of outcomes) {
+        expect(chargesByOrder.get(orderId)).toBe(1);
+        expect(booked.get(orderId)).toMatchObject({ transactions: outcome === "succeeded" ? 1 : 0, sum: 0 });
+      }
+
+      const report = await runReconciliation(
+        { prisma: db(), provider: faulty.client },
+        { windowStart, graceSeconds: 0 },
+      );
+      const paymentIds = new Set(
+        (
+          await db().payment.findMany({
+            where: { orderId: { in: [...outcomes.keys()] } },
+            select: { id: true },
+          })
+        ).map((p) => p.id),
+      );
+      expect(report.chargesChecked).toBeGreaterThanOrEqual(200);
+      expect(report.mismatches.filter((m) => m.paymentId !== null && paymentIds.has(m.paymentId))).toEqual(
+        [],
+      );
+    } finally {
+      await faulty.stop();
+    }
+  }, 180_000);
+});
