@@ -22,3 +22,22 @@ test("protected procedures answer 401 without a valid token", async ({ request }
   expect(good.status()).toBe(200);
   expect((await good.json()).result.data.handle).toBe("bob");
 });
+
+test("the README's API example: catalogue, an order, and an idempotent payment replayed", async ({ request }) => {
+  const catalog = await request.get("/api/trpc/catalog.list");
+  expect((await catalog.json()).result.data).toContainEqual(expect.objectContaining({ sku: "TEE-CLASSIC", price: 2500 }));
+  const auth = { authorization: "Bearer sk_test_alice" };
+  const order = await request.post("/api/trpc/orders.create", {
+    headers: auth,
+    data: { items: [{ sku: "TEE-CLASSIC", quantity: 1 }] },
+  });
+  const orderId = (await order.json()).result.data.id as string;
+  const headers = { ...auth, "idempotency-key": crypto.randomUUID() };
+  const data = { orderId, paymentMethod: "pm_card_visa" };
+  const first = await request.post("/api/trpc/payments.create", { headers, data });
+  expect(first.status()).toBe(200);
+  expect((await first.json()).result.data).toMatchObject({ orderId, amount: 2500, currency: "EUR", status: "succeeded" });
+  const again = await request.post("/api/trpc/payments.create", { headers, data });
+  expect(again.headers()["idempotent-replayed"]).toBe("true");
+  expect(await again.text()).toBe(await first.text());
+});

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { parseEnv } from "../server/env";
 import { startStack } from "./lib/stack";
 import { runWithStack } from "./lib/supervise";

@@ -1,4 +1,4 @@
-import { type Principal, authenticate } from "./auth/authenticate";
+import { authenticate, type Principal } from "./auth/authenticate";
 import { type Db, db } from "./db";
 import { env } from "./env";
 import type { PaymentProvider } from "./payments/provider";

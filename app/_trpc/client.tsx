@@ -38,7 +38,10 @@ export function makeTrpcClient() {
 
 export function TrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } } }),
+    () =>
+      new QueryClient({
+        defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } },
+      }),
   );
   const [trpcClient] = useState(makeTrpcClient);
   return (

@@ -1,6 +1,6 @@
-import { parseEnv } from "../../server/env";
-import { applyMigrations } from "../../server/db/migrate";
 import { createPrismaClient } from "../../server/db";
+import { applyMigrations } from "../../server/db/migrate";
+import { parseEnv } from "../../server/env";
 import { seedDemoData } from "../../server/seed";
 import { startDatabase } from "./embedded-pg";
 import { startProvider } from "./provider-process";

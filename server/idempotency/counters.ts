@@ -53,7 +53,8 @@ class OutcomeCounters {
 }
 
 const holder = globalThis as unknown as { idempotencyCounters?: OutcomeCounters };
-export const counters: OutcomeCounters = (holder.idempotencyCounters ??= new OutcomeCounters());
+holder.idempotencyCounters ??= new OutcomeCounters();
+export const counters: OutcomeCounters = holder.idempotencyCounters;
 
 /** Totals across all processes (after flushing this one's). */
 export async function outcomeTotals(prisma: Db): Promise<Record<Outcome, number>> {

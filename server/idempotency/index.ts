@@ -1,9 +1,8 @@
+export { type AbandonedKey, takeOverAbandonedKeys } from "./abandoned";
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
-export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent } from "./middleware";
+export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent, runAsOwner } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
 export type { Tx } from "./store";
 export { sweepExpiredKeys } from "./sweep";
-export { type AbandonedKey, takeOverAbandonedKeys } from "./abandoned";
-export { runAsOwner } from "./middleware";
