@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+describe("the environment", () => {
+  it("has demo defaults outside production", () => {
+    const env = parseEnv({});
+    expect([env.APP_ENV, env.ADMIN_TOKEN, env.PORT, env.isProduction]).toEqual([
+      "development",
+      "admin_test",
+      3000,
+      false,
+    ]);
+  });
+
+  it("fails on a bad value with a message naming the variable", () => {
+    expect(() => parseEnv({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => parseEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => parseEnv({ APP_ENV: "staging" })).toThrow(/APP_ENV/);
+  });
+
+  it("requires the admin token and session secret in production, and invents neither", () => {
+    expect(() => parseEnv({ APP_ENV: "production" })).toThrow(/ADMIN_TOKEN[\s\S]*SESSION_SECRET/);
+    const env = parseEnv({
+      APP_ENV: "production",
+      ADMIN_TOKEN: "a-long-admin-token",
+      SESSION_SECRET: "s".repeat(32),
+    });
+    expect([env.ADMIN_TOKEN, env.isProduction]).toEqual(["a-long-admin-token", true]);
+  });
+
+  it("treats an empty variable as unset", () => {
+    expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+});
