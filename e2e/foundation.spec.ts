@@ -16,16 +16,24 @@ test("a shopper signs in as a demo customer and sees the catalogue", async ({ pa
 
 test("protected procedures answer 401 without a valid token", async ({ request }) => {
   expect((await request.get("/api/trpc/account.me")).status()).toBe(401);
-  const bad = await request.get("/api/trpc/account.me", { headers: { authorization: "Bearer sk_test_nobody" } });
+  const bad = await request.get("/api/trpc/account.me", {
+    headers: { authorization: "Bearer sk_test_nobody" },
+  });
   expect(bad.status()).toBe(401);
-  const good = await request.get("/api/trpc/account.me", { headers: { authorization: "Bearer sk_test_bob" } });
+  const good = await request.get("/api/trpc/account.me", {
+    headers: { authorization: "Bearer sk_test_bob" },
+  });
   expect(good.status()).toBe(200);
   expect((await good.json()).result.data.handle).toBe("bob");
 });
 
-test("the README's API example: catalogue, an order, and an idempotent payment replayed", async ({ request }) => {
+test("the README's API example: catalogue, an order, and an idempotent payment replayed", async ({
+  request,
+}) => {
   const catalog = await request.get("/api/trpc/catalog.list");
-  expect((await catalog.json()).result.data).toContainEqual(expect.objectContaining({ sku: "TEE-CLASSIC", price: 2500 }));
+  expect((await catalog.json()).result.data).toContainEqual(
+    expect.objectContaining({ sku: "TEE-CLASSIC", price: 2500 }),
+  );
   const auth = { authorization: "Bearer sk_test_alice" };
   const order = await request.post("/api/trpc/orders.create", {
     headers: auth,
@@ -36,7 +44,12 @@ test("the README's API example: catalogue, an order, and an idempotent payment r
   const data = { orderId, paymentMethod: "pm_card_visa" };
   const first = await request.post("/api/trpc/payments.create", { headers, data });
   expect(first.status()).toBe(200);
-  expect((await first.json()).result.data).toMatchObject({ orderId, amount: 2500, currency: "EUR", status: "succeeded" });
+  expect((await first.json()).result.data).toMatchObject({
+    orderId,
+    amount: 2500,
+    currency: "EUR",
+    status: "succeeded",
+  });
   const again = await request.post("/api/trpc/payments.create", { headers, data });
   expect(again.headers()["idempotent-replayed"]).toBe("true");
   expect(await again.text()).toBe(await first.text());
