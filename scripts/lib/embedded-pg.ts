@@ -25,7 +25,7 @@ export interface Database {
 }
 
 export interface StartOptions {
-  instance: "dev" | "test";
+  instance: "dev" | "test" | "provider";
   /** Created when missing; the URL points at the first. Default `["checkout"]`. */
   databases?: string[];
   /** Folder holding `.data`; defaults to this repository (tests pass a temporary one). */
@@ -39,7 +39,7 @@ interface PgUser {
   gids: number[];
 }
 
-const DEFAULT_PORTS = { dev: 54329, test: 54339 } as const;
+const DEFAULT_PORTS = { dev: 54329, test: 54339, provider: 54349 } as const;
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HAS_PROC = existsSync("/proc/self/cmdline");
 

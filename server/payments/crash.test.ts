@@ -109,3 +109,24 @@ it("a retry while the dead attempt's lease is still live is told to wait, not ru
   expect(early.status).toBe(409);
   expect(early.headers.get("retry-after")).toBe("1");
 });
+
+it("through HTTP, a provider fault asked for by header (charged, response dropped) still ends with one charge", async () => {
+  const order = await createTestOrder(account);
+  const key = newKey();
+  const body = { orderId: order.id, paymentMethod: "pm_card_visa" };
+  const dropped = await fetch(`${api.url}/api/trpc/payments.create`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${account.token}`,
+      "idempotency-key": key,
+      "x-provider-fault": "drop",
+    },
+    body: JSON.stringify(body),
+  });
+  expect(dropped.status).toBe(503);
+  expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+  const retry = await postPayment(api.url, account.token, key, body);
+  expect(retry.status).toBe(200);
+  await expectOneSettledPayment(order.id, key, retry.text);
+});

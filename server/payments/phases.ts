@@ -32,6 +32,7 @@ export async function executePayment(
   owner: KeyOwner,
   accountId: string,
   request: PaymentRequest,
+  opts: { providerFault?: string } = {},
 ) {
   const payment =
     owner.recoveryPoint === RECOVERY.started
@@ -41,7 +42,7 @@ export async function executePayment(
       : await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } });
   failpoint("after_payment_created");
 
-  const charge = await chargeProvider(deps.provider, payment);
+  const charge = await chargeProvider(deps.provider, payment, opts.providerFault);
   failpoint("after_provider_charge");
   if ("refused" in charge) {
     return owner.fail(domainErrors.paymentRefused(payment, charge.refused), (tx) =>
@@ -105,6 +106,7 @@ async function createPendingPayment(tx: Tx, owner: KeyOwner, accountId: string, 
 async function chargeProvider(
   provider: PaymentProvider,
   payment: Payment,
+  fault: string | undefined,
 ): Promise<Charge | { refused: string }> {
   try {
     const charge = await provider.createCharge(
@@ -115,6 +117,7 @@ async function chargeProvider(
         metadata: { source: "idempotent-checkout", payment_id: payment.id, order_id: payment.orderId },
       },
       payment.providerKey,
+      fault ? { fault } : undefined,
     );
     if (charge.amount !== payment.amountMinor || charge.currency.toUpperCase() !== payment.currency) {
       throw new Error(`provider charge ${charge.id} does not match payment ${payment.id}`);

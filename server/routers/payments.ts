@@ -33,6 +33,10 @@ export const paymentsRouter = router({
         ctx.idempotency,
         ctx.account.id,
         input,
+        // Test set-ups may ask the provider for a fault (latency, 5xx, drop) on this request.
+        {
+          providerFault: env.isProduction ? undefined : (ctx.reqHeaders.get("x-provider-fault") ?? undefined),
+        },
       ),
     ),
 });
