@@ -29,6 +29,8 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
   timeout: 60_000,
+  // One output folder per port, so two e2e runs in one checkout never delete each other's files.
+  outputDir: `test-results/${port}`,
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     trace: "retain-on-failure",

@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import type { ReactNode } from "react";
+import { TrpcProvider } from "./_trpc/client";
+import { CartLink } from "./cart/cart-link";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -11,16 +14,23 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <header className="site-header">
-          <a href="/" className="brand">
-            Idempotent Checkout
+        <TrpcProvider>
+          <a href="#main" className="skip-link">
+            Skip to content
           </a>
-          <nav aria-label="Main">
-            <a href="/">Shop</a>
-            <a href="/signin">Sign in</a>
-          </nav>
-        </header>
-        <main>{children}</main>
+          <header className="site-header">
+            <Link href="/" className="brand">
+              Idempotent Checkout
+            </Link>
+            <nav aria-label="Main">
+              <Link href="/">Shop</Link>
+              <CartLink />
+              <Link href="/checkout">Checkout</Link>
+              <Link href="/signin">Sign in</Link>
+            </nav>
+          </header>
+          <main id="main">{children}</main>
+        </TrpcProvider>
       </body>
     </html>
   );

@@ -1,4 +1,5 @@
 import { serverCaller } from "@/server/http/rsc";
+import { AddToCartButton } from "./cart/add-to-cart-button";
 import { formatMoney } from "./money";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +23,7 @@ export default async function HomePage() {
               {p.sku}
             </p>
             <p>{formatMoney(p.price, p.currency)}</p>
+            <AddToCartButton sku={p.sku} name={p.name} />
           </li>
         ))}
       </ul>

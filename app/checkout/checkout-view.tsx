@@ -1,0 +1,254 @@
+"use client";
+
+import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import type { PayState } from "@/app/_checkout/payer";
+import { DEFAULT_PAYMENT_METHOD, PAYMENT_METHODS } from "@/app/_checkout/payment-methods";
+import { usePayer, usePayState } from "@/app/_checkout/use-payer";
+import { formatMoney } from "@/app/money";
+import type { AppRouter } from "@/server/root";
+import { PaymentResult } from "./payment-result";
+
+export type TCheckoutOrder = inferRouterOutputs<AppRouter>["orders"]["get"];
+
+export function CheckoutView({ order }: { order: TCheckoutOrder }) {
+  const payer = usePayer();
+  const state = usePayState(payer, order.id);
+  const [hydrated, setHydrated] = useState(false);
+  const [method, setMethod] = useState<string>(DEFAULT_PAYMENT_METHOD);
+  const outcomeRef = useRef<HTMLDivElement>(null);
+
+  // An intent left unfinished (a reload mid-payment, a closed tab) goes on with its own key.
+  useEffect(() => {
+    payer.resume(order.id);
+    setHydrated(true);
+  }, [payer, order.id]);
+
+  useEffect(() => {
+    if (state.phase !== "idle") setMethod(state.intent.paymentMethod);
+    if (state.phase === "done") outcomeRef.current?.focus();
+  }, [state]);
+
+  const paying = state.phase === "paying";
+  const outcome = state.phase === "done" ? state.outcome : null;
+  // Before this tab pays, the order as the server last saw it decides what to show.
+  const saved = state.phase === "idle" ? order.payment : null;
+  const total = formatMoney(order.total, order.currency);
+
+  let panel: React.ReactNode = null;
+  if (outcome?.kind === "succeeded" || saved?.status === "succeeded") {
+    const payment = outcome?.kind === "succeeded" ? outcome.payment : saved;
+    const paymentMethod = state.phase === "done" ? state.intent.paymentMethod : saved?.paymentMethod;
+    if (payment) panel = <PaymentResult ref={outcomeRef} payment={payment} paymentMethod={paymentMethod} />;
+  } else if (!hydrated && saved?.status === "pending") {
+    // Until the saved intent is read, a pending payment may well be this browser's own.
+    panel = <p className="muted">Checking this order's payment…</p>;
+  } else if (outcome?.kind === "already_paid") {
+    panel = (
+      <Notice ref={outcomeRef} tone="info" title="This order is already paid">
+        <p>
+          {outcome.paymentStatus === "pending"
+            ? "Another payment for this order is still being confirmed, so this one was stopped before any charge."
+            : "Another payment already paid it, so nothing more was charged."}
+          <PaymentRef id={outcome.paymentId} />
+        </p>
+        <OrderLinks orderId={order.id} />
+      </Notice>
+    );
+  } else if (saved?.status === "pending") {
+    panel = (
+      <Notice tone="info" title="A payment for this order is in progress">
+        <p>
+          It was started elsewhere and is still being confirmed.
+          <PaymentRef id={saved.id} />
+        </p>
+        <OrderLinks orderId={order.id} />
+      </Notice>
+    );
+  } else if (outcome?.kind === "unconfirmed") {
+    // The outcome is unknown, so the only safe way on is the same intent: no Pay button here.
+    panel = (
+      <Notice ref={outcomeRef} tone="error" title="We could not confirm your payment yet">
+        <p>{outcome.message}</p>
+        <button type="button" onClick={() => payer.resume(order.id)}>
+          Check again
+        </button>
+      </Notice>
+    );
+  } else if (outcome?.kind === "signed_out") {
+    panel = (
+      <Notice ref={outcomeRef} tone="error" title={outcome.message}>
+        <p>
+          <Link href="/signin">Sign in</Link>, then come back through Checkout: your payment goes on where it
+          stopped, and is charged at most once.
+        </p>
+      </Notice>
+    );
+  }
+
+  let problem: React.ReactNode = null;
+  if (outcome?.kind === "declined") {
+    problem = (
+      <Notice ref={outcomeRef} tone="error" title={outcome.message}>
+        <p>Nothing was charged. Choose another payment method and press Pay to try again.</p>
+      </Notice>
+    );
+  } else if (outcome?.kind === "rejected") {
+    problem = (
+      <Notice ref={outcomeRef} tone="error" title="This payment could not be processed">
+        <p>{outcome.message}</p>
+      </Notice>
+    );
+  } else if (saved?.status === "declined" || saved?.status === "failed") {
+    problem = (
+      <Notice tone="error" title={saved.failureMessage ?? "Your last payment attempt did not go through."}>
+        <p>Nothing was charged. Choose a payment method and press Pay to try again.</p>
+      </Notice>
+    );
+  }
+
+  return (
+    <div className="checkout">
+      <section aria-labelledby="summary-heading" className="card">
+        <h2 id="summary-heading">Order summary</h2>
+        <table className="line-items">
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col" className="num">
+                Qty
+              </th>
+              <th scope="col" className="num">
+                Price
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.items.map((item) => (
+              <tr key={item.sku}>
+                <td>
+                  {item.name}
+                  <span className="unit-price">{formatMoney(item.unitPrice, order.currency)} each</span>
+                </td>
+                <td className="num">{item.quantity}</td>
+                <td className="num">{formatMoney(item.lineTotal, order.currency)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={2}>
+                Total
+              </th>
+              <td className="num" data-testid="order-total">
+                {total}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+        <p className="muted small">
+          Order <code>{order.id}</code>
+        </p>
+      </section>
+
+      <section aria-labelledby="payment-heading" className="card">
+        <h2 id="payment-heading">Payment</h2>
+        {panel ?? (
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              // The server is the real guard; in flight, this joins the running intent (same key).
+              void payer.pay(order.id, method);
+            }}
+          >
+            <fieldset className="methods">
+              <legend>Payment method</legend>
+              {PAYMENT_METHODS.map((m) => (
+                <label key={m.id} className="method">
+                  <input
+                    type="radio"
+                    name="paymentMethod"
+                    value={m.id}
+                    checked={method === m.id}
+                    disabled={paying}
+                    onChange={() => setMethod(m.id)}
+                    aria-describedby={`${m.id}-hint`}
+                  />
+                  <span>
+                    <span className="method-label">{m.label}</span>
+                    <span id={`${m.id}-hint`} className="muted small method-hint">
+                      {m.hint} <code>{m.id}</code>
+                    </span>
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+            {problem}
+            <button
+              type="submit"
+              className="pay"
+              disabled={!hydrated || paying}
+              aria-describedby="pay-progress"
+            >
+              {paying ? "Paying…" : `Pay ${total}`}
+            </button>
+          </form>
+        )}
+        <p id="pay-progress" role="status" aria-live="polite" className="progress">
+          {paying && <span className="spinner" aria-hidden="true" />}
+          {progressText(state)}
+        </p>
+      </section>
+    </div>
+  );
+}
+
+function progressText(state: PayState): string {
+  if (state.phase !== "paying") return "";
+  const { progress, resumed } = state;
+  if (!progress.retry && progress.attempt === 1 && !resumed) return "Processing your payment…";
+  const detail = {
+    network: " The connection was interrupted; trying again.",
+    server: " The payment service did not answer; trying again.",
+    in_flight: " Your payment is still being processed.",
+  };
+  return `Confirming your payment…${progress.retry ? detail[progress.retry.reason] : ""}`;
+}
+
+function PaymentRef({ id }: { id: string | null }) {
+  if (!id) return null;
+  return (
+    <>
+      {" "}
+      Payment <code data-testid="existing-payment-id">{id}</code>.
+    </>
+  );
+}
+
+function OrderLinks({ orderId }: { orderId: string }) {
+  return (
+    <p>
+      <a href={`/checkout?order=${orderId}`}>Refresh this order</a> · <Link href="/">Continue shopping</Link>
+    </p>
+  );
+}
+
+function Notice({
+  ref,
+  tone,
+  title,
+  children,
+}: {
+  ref?: React.Ref<HTMLDivElement>;
+  tone: "info" | "error";
+  title: string;
+  children: React.ReactNode;
+}) {
+  return (
+    <div ref={ref} tabIndex={-1} role="alert" className={`notice notice-${tone}`}>
+      <h3>{title}</h3>
+      {children}
+    </div>
+  );
+}

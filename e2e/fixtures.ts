@@ -1,0 +1,203 @@
+import { type BrowserContext, test as base, expect, type Page, type Request } from "@playwright/test";
+import pg from "pg";
+
+/**
+ * Fixtures for the checkout specs: a signed-in shopper, an order of their own per test, a
+ * recorder of the browser's payments.create requests, and the money trail of an order read
+ * straight from the database and the payment provider (never through the app under test).
+ */
+
+const CUSTOMER = { handle: "alice", apiToken: "sk_test_alice" };
+
+function requiredEnv(name: "DATABASE_URL" | "PAYMENT_PROVIDER_URL"): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(
+      `${name} is not set. The checkout specs count payments, ledger transactions and provider charges ` +
+        "themselves, so they need the app's database (DATABASE_URL) and its payment provider " +
+        "(PAYMENT_PROVIDER_URL). `npm test` sets both; by hand, start a provider " +
+        "(`PROVIDER_PORT=4511 DATABASE_URL=… npx tsx provider/main.ts`) and pass both variables to Playwright.",
+    );
+  }
+  return value;
+}
+
+export interface ProviderCharge {
+  id: string;
+  amount: number;
+  currency: string;
+  status: string;
+  idempotency_key: string;
+  metadata: { payment_id?: string; order_id?: string };
+}
+
+/** Everything that moved money for one order. */
+export interface MoneyTrail {
+  payments: { id: string; status: string; key: string | null }[];
+  ledgerTransactions: number;
+  charges: ProviderCharge[];
+}
+
+class MoneyTrailReader {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly providerUrl: string,
+  ) {}
+
+  async of(orderId: string, since: Date): Promise<MoneyTrail> {
+    const payments = await this.pool.query<{ id: string; status: string; key: string | null }>(
+      `SELECT p.id, p.status, k.key FROM payments p
+         LEFT JOIN idempotency_keys k ON k.id = p.idempotency_key_id
+        WHERE p.order_id = $1 ORDER BY p.created_at`,
+      [orderId],
+    );
+    const ledger = await this.pool.query<{ count: string }>(
+      `SELECT count(*) FROM ledger_transactions t JOIN payments p ON p.id = t.payment_id WHERE p.order_id = $1`,
+      [orderId],
+    );
+    return {
+      payments: payments.rows,
+      ledgerTransactions: Number(ledger.rows[0]?.count),
+      charges: (await this.chargesSince(since)).filter((c) => c.metadata.order_id === orderId),
+    };
+  }
+
+  private async chargesSince(since: Date): Promise<ProviderCharge[]> {
+    const charges: ProviderCharge[] = [];
+    const headers: Record<string, string> = process.env.PAYMENT_PROVIDER_SECRET
+      ? { authorization: `Bearer ${process.env.PAYMENT_PROVIDER_SECRET}` }
+      : {};
+    let after: string | undefined;
+    for (;;) {
+      const query = new URLSearchParams({ limit: "100", created_gte: since.toISOString() });
+      if (after) query.set("starting_after", after);
+      const res = await fetch(`${this.providerUrl}/v1/charges?${query}`, { headers });
+      if (!res.ok) throw new Error(`provider GET /v1/charges answered ${res.status}: ${await res.text()}`);
+      const page = (await res.json()) as { data: ProviderCharge[]; has_more: boolean };
+      charges.push(...page.data);
+      if (!page.has_more || page.data.length === 0) return charges;
+      after = page.data.at(-1)?.id;
+    }
+  }
+}
+
+/** One payments.create request the browser made, and what became of it. */
+export interface PaymentExchange {
+  key: string | null;
+  input: unknown;
+  sentAt: number;
+  answeredAt?: number;
+  status?: number;
+  replayed?: boolean;
+  retryAfter?: string | null;
+  failure?: string;
+}
+
+export function isPaymentRequest(request: Request): boolean {
+  return new URL(request.url()).pathname === "/api/trpc/payments.create";
+}
+
+/** Records every payments.create request of a page (across reloads). */
+export function watchPayments(page: Page) {
+  const exchanges: PaymentExchange[] = [];
+  const byRequest = new Map<Request, PaymentExchange>();
+  page.on("request", (request) => {
+    if (!isPaymentRequest(request)) return;
+    const exchange: PaymentExchange = {
+      key: request.headers()["idempotency-key"] ?? null,
+      input: request.postDataJSON(),
+      sentAt: Date.now(),
+    };
+    exchanges.push(exchange);
+    byRequest.set(request, exchange);
+  });
+  page.on("response", (response) => {
+    const exchange = byRequest.get(response.request());
+    if (!exchange) return;
+    const headers = response.headers();
+    Object.assign(exchange, {
+      answeredAt: Date.now(),
+      status: response.status(),
+      replayed: headers["idempotent-replayed"] === "true",
+      retryAfter: headers["retry-after"] ?? null,
+    });
+  });
+  page.on("requestfailed", (request) => {
+    const exchange = byRequest.get(request);
+    if (exchange) Object.assign(exchange, { answeredAt: Date.now(), failure: request.failure()?.errorText });
+  });
+  return {
+    exchanges,
+    keys: () => exchanges.map((e) => e.key),
+    /** Waits until no request is still open, so late duplicates are counted too. */
+    async settled() {
+      await expect.poll(() => exchanges.every((e) => e.answeredAt !== undefined)).toBe(true);
+    },
+  };
+}
+
+export interface Order {
+  id: string;
+  total: number;
+  currency: string;
+}
+
+interface Shop {
+  /** A new order of the signed-in customer (its own cart), made through the API. */
+  newOrder(items?: { sku: string; quantity: number }[]): Promise<Order>;
+  /** The money trail of an order, limited to provider charges made since this test began. */
+  trail(orderId: string): Promise<MoneyTrail>;
+}
+
+type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
+
+export const test = base.extend<{ shop: Shop }, { customerState: StorageState; trails: MoneyTrailReader }>({
+  customerState: [
+    async ({ browser }, use, workerInfo) => {
+      // Kept in memory, not in the output folder another Playwright run may be clearing.
+      const context = await browser.newContext({ baseURL: workerInfo.project.use.baseURL });
+      const page = await context.newPage();
+      await page.goto("/signin");
+      await page.getByLabel("Demo customer").selectOption(CUSTOMER.handle);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page.getByText(/^Signed in as /)).toBeVisible();
+      const state = await context.storageState();
+      await context.close();
+      await use(state);
+    },
+    { scope: "worker" },
+  ],
+  storageState: async ({ customerState }, use) => {
+    await use(customerState);
+  },
+  trails: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use) => {
+      const pool = new pg.Pool({ connectionString: requiredEnv("DATABASE_URL"), max: 2 });
+      await use(new MoneyTrailReader(pool, requiredEnv("PAYMENT_PROVIDER_URL").replace(/\/$/, "")));
+      await pool.end();
+    },
+    { scope: "worker" },
+  ],
+  shop: async ({ request, trails }, use) => {
+    // The provider's clock is this machine's; a margin covers the rounding of created_at.
+    const since = new Date(Date.now() - 5_000);
+    const auth = { authorization: `Bearer ${CUSTOMER.apiToken}` };
+    await use({
+      async newOrder(items) {
+        let lines = items;
+        if (!lines) {
+          const catalog = await request.get("/api/trpc/catalog.list");
+          const products = (await catalog.json()).result.data as { sku: string }[];
+          lines = [{ sku: products[0]?.sku ?? "missing", quantity: 2 }];
+        }
+        const res = await request.post("/api/trpc/orders.create", { headers: auth, data: { items: lines } });
+        expect(res.status(), await res.text()).toBe(200);
+        return (await res.json()).result.data as Order;
+      },
+      trail: (orderId) => trails.of(orderId, since),
+    });
+  },
+});
+
+export { expect };
