@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { adminRouter } from "./routers/admin";
 import { catalogRouter } from "./routers/catalog";
 import { ordersRouter } from "./routers/orders";
 import { paymentsRouter } from "./routers/payments";
@@ -6,6 +7,7 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   account: accountRouter,
+  admin: adminRouter,
   catalog: catalogRouter,
   orders: ordersRouter,
   payments: paymentsRouter,

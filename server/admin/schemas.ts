@@ -159,14 +159,12 @@ export const ZLedgerBalance = z.object({
 });
 
 export const ZMismatch = z.object({
-  kind: z.enum([
-    "charge_without_postings",
-    "postings_without_charge",
-    "amount_mismatch",
-    "currency_mismatch",
-    "declined_with_postings",
-    "charge_missing_at_provider",
-  ]),
+  /**
+   * charge_without_postings, postings_without_charge, amount_mismatch, currency_mismatch,
+   * declined_with_postings or charge_missing_at_provider. A string, not an enum: a kind the
+   * reconciler learns later must not make stored reports unreadable here.
+   */
+  kind: z.string(),
   paymentId: z.string().nullable(),
   chargeId: z.string().nullable(),
   detail: z.string(),

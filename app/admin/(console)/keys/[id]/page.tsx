@@ -1,0 +1,105 @@
+import { TRPCError } from "@trpc/server";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { adminCaller } from "@/server/admin/session";
+import { utc } from "../../../_components/format";
+import { LiveRefresh } from "../../../_components/live-refresh";
+import { PaymentTrail } from "../../../_components/payment-trail";
+import { Facts, JsonBlock, Mono, StateBadge, Time } from "../../../_components/ui";
+
+export const dynamic = "force-dynamic";
+
+const EVENT_LABELS: Record<string, string> = {
+  claimed: "Claimed",
+  taken_over: "Taken over",
+  progressed: "Progressed",
+  completed: "Completed",
+  released: "Released",
+  fenced: "Fenced off",
+};
+
+export default async function AdminKeyPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const admin = await adminCaller();
+  if (!/^\d{1,19}$/.test(id)) notFound();
+  const key = await admin.keys.get({ id }).catch((error: unknown) => {
+    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    throw error;
+  });
+  const now = Date.now();
+  // Worth watching while it may still change: running, or waiting for a retry or the completer.
+  const live = key.state === "in_progress" || key.state === "abandoned";
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/admin/keys">Keys</Link> / #{key.id}
+      </p>
+      <header className="page-head">
+        <h1 className="key-title">
+          <Mono>{key.key}</Mono> <StateBadge state={key.state} />
+        </h1>
+        {live && <LiveRefresh seconds={1} />}
+      </header>
+
+      <section className="card" aria-labelledby="key-heading">
+        <h2 id="key-heading">Key</h2>
+        <Facts
+          items={[
+            ["Account", key.accountHandle],
+            ["Procedure", <Mono key="p">{key.procedure}</Mono>],
+            ["Recovery point", key.recoveryPoint],
+            ["Attempts", key.attempts],
+            ["Fence", key.fence],
+            ["Lease", <Time key="l" iso={key.lockedUntil} now={now} empty="none" />],
+            ["Lease length", `${key.leaseSeconds} s`],
+            ["Created", utc(key.createdAt)],
+            ["Updated", utc(key.updatedAt)],
+            ["Completed", key.completedAt ? utc(key.completedAt) : "—"],
+            ["Expires", <Time key="e" iso={key.expiresAt} now={now} />],
+            ["Fingerprint", <Mono key="f">{key.fingerprint}</Mono>, "wide"],
+          ]}
+        />
+      </section>
+
+      <div className="tiles">
+        <section className="card" aria-labelledby="request-heading">
+          <h2 id="request-heading">Request parameters</h2>
+          <JsonBlock label="Stored request parameters" value={key.requestParams} />
+        </section>
+        <section className="card" aria-labelledby="response-heading">
+          <h2 id="response-heading">
+            Stored response{key.responseStatus !== null && <> · HTTP {key.responseStatus}</>}
+          </h2>
+          {key.responseBody === null ? (
+            <p className="muted">Nothing stored yet: the request has not finished.</p>
+          ) : (
+            <JsonBlock label="Stored response body" value={key.responseBody} />
+          )}
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="payment-heading">
+        <h2 id="payment-heading">Payment</h2>
+        {key.payment ? (
+          <PaymentTrail payment={key.payment} />
+        ) : (
+          <p className="muted">No payment is linked to this key.</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="history-heading">
+        <h2 id="history-heading">History</h2>
+        <ol className="history">
+          {key.events.map((e) => (
+            <li key={e.id} className={`event event-${e.kind}`}>
+              <strong>{EVENT_LABELS[e.kind] ?? e.kind}</strong>
+              <span className="muted"> · fence {e.fence}</span>
+              {e.detail && <span> · {e.detail}</span>}
+              <time dateTime={e.at}>{utc(e.at)}</time>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,175 @@
+import { refresh } from "next/cache";
+import { formatMoney } from "@/app/money";
+import { adminCaller } from "@/server/admin/session";
+import { utc } from "../../_components/format";
+import { LedgerTransactionTable } from "../../_components/ledger-transaction";
+import { LiveRefresh } from "../../_components/live-refresh";
+import { ReconcileForm, type RunState } from "../../_components/reconcile-form";
+import { Facts, Mono } from "../../_components/ui";
+
+export const dynamic = "force-dynamic";
+
+const MISMATCH_LABELS: Record<string, string> = {
+  charge_without_postings: "Charge without postings",
+  postings_without_charge: "Postings without charge",
+  amount_mismatch: "Amount mismatch",
+  currency_mismatch: "Currency mismatch",
+  declined_with_postings: "Declined, yet booked",
+  charge_missing_at_provider: "Charge missing at provider",
+};
+
+async function runReconciliation(_previous: RunState, _form: FormData): Promise<RunState> {
+  "use server";
+  const admin = await adminCaller();
+  try {
+    await admin.reconcile.run();
+  } catch (error) {
+    return { error: `The reconciler failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  refresh();
+  return { error: null };
+}
+
+export default async function AdminLedgerPage() {
+  const admin = await adminCaller();
+  const [check, balances, transactions, report] = await Promise.all([
+    admin.ledger.verify(),
+    admin.ledger.balances(),
+    admin.ledger.transactions({ limit: 20 }),
+    admin.reconcile.latest(),
+  ]);
+  return (
+    <>
+      <header className="page-head">
+        <h1>Ledger</h1>
+        <LiveRefresh seconds={5} />
+      </header>
+
+      <section
+        className={`card check ${check.balanced ? "check-ok" : "check-bad"}`}
+        aria-labelledby="check-heading"
+      >
+        <h2 id="check-heading">{check.balanced ? "The books balance" : "The books do not balance"}</h2>
+        <p>
+          {check.entries} entries in {check.transactions} transactions.{" "}
+          {check.totals.length === 0
+            ? "Nothing booked yet."
+            : check.totals.map((t) => `${t.currency} sum: ${t.sumMinor}`).join(" · ")}
+        </p>
+        {check.unbalancedTransactions.length > 0 && (
+          <ul role="alert">
+            {check.unbalancedTransactions.map((u) => (
+              <li key={u.transactionId}>
+                Transaction <Mono>{u.transactionId}</Mono> sums to {u.sumMinor}
+              </li>
+            ))}
+          </ul>
+        )}
+        {check.driftedAccounts.length > 0 && (
+          <ul role="alert">
+            {check.driftedAccounts.map((d) => (
+              <li key={`${d.code}-${d.currency}`}>
+                {d.code} ({d.currency}) stores {d.storedMinor}, its entries make {d.fromEntriesMinor}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="reconcile-heading">
+        <div className="section-head">
+          <h2 id="reconcile-heading">Reconciliation with the provider</h2>
+          <ReconcileForm run={runReconciliation} />
+        </div>
+        {report ? (
+          <>
+            <Facts
+              items={[
+                [
+                  "Report",
+                  <Mono key="r" data-testid="report-id">
+                    {report.id.slice(0, 8)}
+                  </Mono>,
+                ],
+                ["Started", utc(report.startedAt)],
+                ["Window from", utc(report.windowStart)],
+                ["Charges checked", report.chargesChecked],
+                ["Payments checked", report.paymentsChecked],
+                [
+                  "Mismatches",
+                  <strong key="m" className={report.mismatches.length === 0 ? "success" : "error"}>
+                    {report.mismatches.length}
+                  </strong>,
+                ],
+              ]}
+            />
+            {report.mismatches.length > 0 && (
+              <div className="table-scroll">
+                <table className="responsive">
+                  <caption className="visually-hidden">Mismatches</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Kind</th>
+                      <th scope="col">Payment</th>
+                      <th scope="col">Charge</th>
+                      <th scope="col">Detail</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {report.mismatches.map((m) => (
+                      <tr key={`${m.kind}:${m.paymentId}:${m.chargeId}`}>
+                        <td data-label="Kind">{MISMATCH_LABELS[m.kind] ?? m.kind}</td>
+                        <td data-label="Payment">{m.paymentId ? <Mono>{m.paymentId}</Mono> : "—"}</td>
+                        <td data-label="Charge">{m.chargeId ? <Mono>{m.chargeId}</Mono> : "—"}</td>
+                        <td data-label="Detail">{m.detail}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </>
+        ) : (
+          <p className="muted">The reconciler has not run yet.</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="balances-heading">
+        <h2 id="balances-heading">Account balances</h2>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col">Normal side</th>
+                <th scope="col" className="num">
+                  Balance
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {balances.map((b) => (
+                <tr key={`${b.code}-${b.currency}`}>
+                  <td>
+                    {b.name} <span className="muted">({b.code})</span>
+                  </td>
+                  <td>{b.normalSide}</td>
+                  <td className="num">{formatMoney(b.balanceMinor, b.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="transactions-heading">
+        <h2 id="transactions-heading">Recent transactions</h2>
+        {transactions.length === 0 ? (
+          <p className="muted">No ledger transactions yet.</p>
+        ) : (
+          transactions.map((t) => <LedgerTransactionTable key={t.id} transaction={t} />)
+        )}
+      </section>
+    </>
+  );
+}

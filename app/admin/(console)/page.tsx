@@ -1,0 +1,75 @@
+import Link from "next/link";
+import { KEY_STATES } from "@/server/admin/schemas";
+import { adminCaller } from "@/server/admin/session";
+import { STATE_LABELS, utc } from "../_components/format";
+import { LiveRefresh } from "../_components/live-refresh";
+import { OutcomeChart } from "../_components/outcome-chart";
+
+export const dynamic = "force-dynamic";
+
+export default async function AdminOverviewPage() {
+  const admin = await adminCaller();
+  const [chart, counts, ledger, reconciliation] = await Promise.all([
+    admin.outcomes.chart(),
+    admin.keys.counts(),
+    admin.ledger.verify(),
+    admin.reconcile.latest(),
+  ]);
+  return (
+    <>
+      <header className="page-head">
+        <h1>Overview</h1>
+        <LiveRefresh seconds={5} />
+      </header>
+
+      <section className="card" aria-labelledby="outcomes-heading">
+        <h2 id="outcomes-heading">Outcomes in the last hour</h2>
+        <OutcomeChart chart={chart} />
+      </section>
+
+      <div className="tiles">
+        <section className="card" aria-labelledby="keys-heading">
+          <h2 id="keys-heading">Keys now</h2>
+          <ul className="counts">
+            {KEY_STATES.map((state) => (
+              <li key={state}>
+                <Link href={`/admin/keys?state=${state}`}>
+                  <span className={`badge badge-${state}`}>{STATE_LABELS[state]}</span>
+                  <strong>{counts[state]}</strong>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+
+        <section className="card" aria-labelledby="books-heading">
+          <h2 id="books-heading">Books</h2>
+          {ledger.balanced ? (
+            <p className="success">
+              Balanced: {ledger.entries} entries in {ledger.transactions} transactions sum to zero.
+            </p>
+          ) : (
+            <p className="error" role="alert">
+              Not balanced. <Link href="/admin/ledger">See the ledger</Link>.
+            </p>
+          )}
+          <p>
+            {reconciliation ? (
+              <>
+                Last reconciliation {utc(reconciliation.startedAt)}:{" "}
+                <span className={reconciliation.mismatches.length === 0 ? "success" : "error"}>
+                  {reconciliation.mismatches.length} mismatch
+                  {reconciliation.mismatches.length === 1 ? "" : "es"}
+                </span>
+                .
+              </>
+            ) : (
+              <span className="muted">The reconciler has not run yet.</span>
+            )}{" "}
+            <Link href="/admin/ledger">Ledger and reconciler</Link>
+          </p>
+        </section>
+      </div>
+    </>
+  );
+}

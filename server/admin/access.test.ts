@@ -1,0 +1,41 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { appRouter, createCaller } from "../root";
+import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+
+let customer: TestAccount;
+beforeAll(async () => {
+  customer = await createTestAccount("customer");
+});
+
+const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
+  "keys.list": () => admin.keys.list(),
+  "keys.get": () => admin.keys.get({ id: "1" }),
+  "keys.counts": () => admin.keys.counts(),
+  "orders.get": () => admin.orders.get({ orderId: "00000000-0000-4000-8000-000000000000" }),
+  "ledger.verify": () => admin.ledger.verify(),
+  "ledger.balances": () => admin.ledger.balances(),
+  "ledger.transactions": () => admin.ledger.transactions(),
+  "reconcile.run": () => admin.reconcile.run(),
+  "reconcile.latest": () => admin.reconcile.latest(),
+  "outcomes.chart": () => admin.outcomes.chart(),
+  "outcomes.totals": () => admin.outcomes.totals(),
+});
+
+describe("admin procedures", () => {
+  it("answer UNAUTHORIZED to a customer and to an anonymous caller, every one of them", async () => {
+    for (const who of [customer, null]) {
+      const calls = everyAdminCall(createCaller(contextFor(who)).admin);
+      for (const [name, call] of Object.entries(calls)) {
+        await expect(call(), `${name} as ${who ? "customer" : "anonymous"}`).rejects.toMatchObject({
+          code: "UNAUTHORIZED",
+        });
+      }
+    }
+  });
+
+  it("cover the whole admin router (a new procedure must be added above)", () => {
+    const calls = Object.keys(everyAdminCall(createCaller(contextFor(null)).admin)).map((c) => `admin.${c}`);
+    const procedures = Object.keys(appRouter._def.procedures).filter((p) => p.startsWith("admin."));
+    expect(calls.sort()).toEqual(procedures.sort());
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN_COOKIE, CUSTOMER_COOKIE, signSession } from "../auth/session";
+import { db } from "../db";
+import { env } from "../env";
+import { counters, OUTCOMES } from "../idempotency";
+import { createTestAccount } from "../test/fixtures";
+import { metricsResponse } from "./metrics";
+
+const scrape = (headers: Record<string, string> = {}) =>
+  metricsResponse(new Request("http://app.test/api/metrics", { headers }), db());
+
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  if (!line) throw new Error(`no sample ${series} in:\n${text}`);
+  return Number(line.slice(series.length + 1));
+}
+
+describe("/api/metrics", () => {
+  it("answers 401 without admin authentication, a customer's token or session included", async () => {
+    const customer = await createTestAccount("metrics");
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${customer.token}` },
+      { authorization: "Bearer not-the-admin-token" },
+      { cookie: `${CUSTOMER_COOKIE}=${signSession(env.SESSION_SECRET, "customer", customer.id)}` },
+      { cookie: `${ADMIN_COOKIE}=${signSession("another-secret-another-secret-another", "admin", "admin")}` },
+    ];
+    for (const headers of attempts) {
+      const res = await scrape(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(await res.text()).not.toContain("idempotency_outcomes_total");
+    }
+  });
+
+  it("serves every outcome counter and the key gauges as Prometheus text to the admin", async () => {
+    const before = await (await scrape({ authorization: `Bearer ${env.ADMIN_TOKEN}` })).text();
+    counters.increment("fingerprint_mismatch", 3);
+    const res = await scrape({
+      cookie: `${ADMIN_COOKIE}=${signSession(env.SESSION_SECRET, "admin", "admin")}`,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    for (const outcome of OUTCOMES) {
+      expect(text).toMatch(new RegExp(`^idempotency_outcomes_total\\{outcome="${outcome}"\\} \\d+$`, "m"));
+    }
+    const series = 'idempotency_outcomes_total{outcome="fingerprint_mismatch"}';
+    expect(sample(text, series) - sample(before, series)).toBeGreaterThanOrEqual(3);
+    for (const state of ["in_progress", "completed", "abandoned", "expired"]) {
+      expect(text).toMatch(new RegExp(`^idempotency_keys\\{state="${state}"\\} \\d+$`, "m"));
+    }
+    expect(sample(text, "ledger_balanced")).toBe(1);
+    expect(text).toContain("# TYPE idempotency_outcomes_total counter");
+    expect(text.endsWith("\n")).toBe(true);
+  });
+});

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createContextInner } from "../context";
+import { db } from "../db";
+import { createTestOrder, newKey, pay, startTestProvider } from "../payments/testing/support";
+import { createCaller } from "../root";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { adminCaller } from "./test-support";
+
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let alice: TestAccount;
+beforeAll(async () => {
+  provider = await startTestProvider();
+  alice = await createTestAccount("trail");
+});
+afterAll(() => provider?.stop());
+
+const sum = (entries: { amountMinor: number }[]) => entries.reduce((s, e) => s + e.amountMinor, 0);
+
+describe("a double-clicked payment, seen from the admin", () => {
+  it("shows one completed key with its response, its charge, one ledger transaction and its history", async () => {
+    const order = await createTestOrder(alice, [{ sku: "TEE-CLASSIC", quantity: 1 }]);
+    const key = newKey();
+    const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+    const outcomes = await Promise.all([
+      pay(alice, key, input, provider.client),
+      pay(alice, key, input, provider.client),
+    ]);
+    const paid = outcomes.find((o) => o.ok);
+    if (!paid?.ok) throw new Error("neither request was answered with the payment");
+
+    const admin = adminCaller(provider.client);
+    const detail = await admin.admin.keys.get({ accountId: alice.id, key });
+    expect(detail).toMatchObject({
+      state: "completed",
+      procedure: "payments.create",
+      responseStatus: 200,
+      responseBody: { data: { id: paid.data.id, status: "succeeded" } },
+      requestParams: input,
+      accountHandle: alice.handle,
+    });
+    expect(detail.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(detail.events.map((e) => e.kind)).toEqual(["claimed", "progressed", "completed"]);
+    expect(detail.payment).toMatchObject({
+      id: paid.data.id,
+      status: "succeeded",
+      amountMinor: 2500,
+      currency: "EUR",
+      idempotencyKeyId: detail.id,
+      charge: {
+        state: "found",
+        charge: { id: paid.data.providerChargeId, amount: 2500, status: "succeeded" },
+      },
+    });
+    expect(detail.payment?.ledgerTransactions).toHaveLength(1);
+    const entries = detail.payment?.ledgerTransactions[0]?.entries ?? [];
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    expect(sum(entries)).toBe(0);
+
+    const orderView = await admin.admin.orders.get({ orderId: order.id });
+    expect(orderView).toMatchObject({
+      id: order.id,
+      status: "paid",
+      totalMinor: 2500,
+      accountHandle: alice.handle,
+    });
+    expect(orderView.payments).toHaveLength(1);
+    expect(orderView.payments[0]?.ledgerTransactions).toHaveLength(1);
+    expect(orderView.payments[0]?.charge.state).toBe("found");
+    expect(orderView.items).toEqual([
+      {
+        sku: "TEE-CLASSIC",
+        name: expect.any(String),
+        unitPriceMinor: 2500,
+        quantity: 1,
+        lineTotalMinor: 2500,
+      },
+    ]);
+  });
+
+  it("shows a charge the provider cannot be asked about as unavailable, not as an error", async () => {
+    const order = await createTestOrder(alice, [{ sku: "MUG-ENAMEL", quantity: 1 }]);
+    const paid = await pay(
+      alice,
+      newKey(),
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    expect(paid.ok).toBe(true);
+    const down = {
+      ...provider.client,
+      getCharge: () => Promise.reject(new Error("connection refused")),
+    };
+    const view = await adminCaller(down).admin.orders.get({ orderId: order.id });
+    expect(view.payments[0]?.charge).toMatchObject({ state: "unavailable", message: "connection refused" });
+    await expect(adminCaller().admin.orders.get({ orderId: randomUUID() })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+  });
+});
+
+describe("admin.ledger", () => {
+  it("verify says the books balance, and says so no more once a stored balance drifts", async () => {
+    const admin = adminCaller();
+    expect(await admin.admin.ledger.verify()).toMatchObject({ balanced: true, unbalancedTransactions: [] });
+    // Drift one balance inside a transaction that is rolled back, so no other test sees it.
+    const rollback = new Error("rollback");
+    await expect(
+      db().$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE ledger_accounts SET balance_minor = balance_minor + 1
+                              WHERE id = (SELECT min(id) FROM ledger_accounts)`;
+        const inTx = createCaller(
+          createContextInner({ prisma: tx as never, principal: { account: null, isAdmin: true } }),
+        );
+        const check = await inTx.admin.ledger.verify();
+        expect(check.balanced).toBe(false);
+        expect(check.driftedAccounts).toHaveLength(1);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect((await admin.admin.ledger.verify()).balanced).toBe(true);
+  });
+
+  it("lists recent transactions with balanced entries, and the balances", async () => {
+    const admin = adminCaller();
+    const recent = await admin.admin.ledger.transactions({ limit: 5 });
+    expect(recent.length).toBeGreaterThan(0);
+    for (const t of recent) expect(sum(t.entries)).toBe(0);
+    const balances = await admin.admin.ledger.balances();
+    expect(balances.length).toBeGreaterThan(0);
+  });
+});
+
+describe("admin.reconcile", () => {
+  it("runs the reconciler now and serves its report as the latest", async () => {
+    const admin = adminCaller(provider.client);
+    const report = await admin.admin.reconcile.run({ graceSeconds: 0 });
+    expect(report.paymentsChecked).toBeGreaterThan(0);
+    expect(report.finishedAt).not.toBeNull();
+    expect(await admin.admin.reconcile.latest()).toEqual(report);
+  });
+});

@@ -1,0 +1,15 @@
+import { router } from "../../trpc";
+import { adminKeysRouter } from "./keys";
+import { adminLedgerRouter } from "./ledger";
+import { adminOrdersRouter } from "./orders";
+import { adminOutcomesRouter } from "./outcomes";
+import { adminReconcileRouter } from "./reconcile";
+
+/** Everything behind the admin pages; every procedure is an adminProcedure. */
+export const adminRouter = router({
+  keys: adminKeysRouter,
+  orders: adminOrdersRouter,
+  ledger: adminLedgerRouter,
+  reconcile: adminReconcileRouter,
+  outcomes: adminOutcomesRouter,
+});

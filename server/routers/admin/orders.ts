@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { getOrderDetail } from "../../admin/orders";
+import { ZOrderDetail } from "../../admin/schemas";
+import { domainErrors } from "../../errors";
+import { adminProcedure, router } from "../../trpc";
+import { chargeLookups } from "./charges";
+
+export const adminOrdersRouter = router({
+  get: adminProcedure
+    .input(z.object({ orderId: z.uuid() }))
+    .output(ZOrderDetail)
+    .query(async ({ ctx, input }) => {
+      const order = await getOrderDetail(ctx.prisma, chargeLookups(ctx), input.orderId);
+      if (!order) throw domainErrors.notFound("Order");
+      return order;
+    }),
+});
