@@ -20,15 +20,21 @@ export function canonicalize(value: unknown): string {
       if (Array.isArray(value))
         return `[${value.map((v) => (v === undefined ? "null" : canonicalize(v))).join(",")}]`;
       if (value instanceof Date) return JSON.stringify(value.toISOString());
+      // Two keys can be one string in two spellings ("é" and "e\u0301"): ties on the key are
+      // ordered by value, so that the key order of the input never shows through.
       const entries = Object.entries(value as Record<string, unknown>)
         .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k.normalize("NFC"), v] as const)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalize(v)}`).join(",")}}`;
+        .map(([k, v]) => [k.normalize("NFC"), canonicalize(v)] as const)
+        .sort(([ka, va], [kb, vb]) => compareText(ka, kb) || compareText(va, vb));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
     }
     default:
       throw new TypeError(`Cannot fingerprint a ${typeof value}`);
   }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The fields of the input that define the operation; volatile ones stay out of the hash. */

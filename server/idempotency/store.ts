@@ -75,12 +75,15 @@ export async function takeOverKey(prisma: Db, id: bigint, seenFence: number, lea
   return rows[0];
 }
 
-/** Deletes an expired key so that reusing it is a new request; never one with a live lease. */
+/**
+ * Deletes an expired key so that reusing it is a new request; never one with a live lease. A
+ * released key (locked_until NULL) has none, as in claimKey's leaseLive.
+ */
 export async function deleteExpiredKey(prisma: Db, id: bigint): Promise<boolean> {
   const n = await prisma.$executeRaw`
     DELETE FROM idempotency_keys
      WHERE id = ${id} AND expires_at <= now()
-       AND NOT (state = 'in_progress' AND locked_until > now())`;
+       AND NOT (state = 'in_progress' AND coalesce(locked_until > now(), false))`;
   return n > 0;
 }
 

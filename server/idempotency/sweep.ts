@@ -3,7 +3,8 @@ import { counters } from "./counters";
 
 /**
  * Deletes expired keys in bounded batches. SKIP LOCKED lets several sweepers share the work, and
- * a key still in progress under a live lease is never taken, however old.
+ * a key still in progress under a live lease is never taken, however old. A released key
+ * (locked_until NULL) has no live lease: without the coalesce, NOT(... AND NULL) would keep it.
  */
 export async function sweepExpiredKeys(prisma: Db, opts: { batchSize?: number; maxBatches?: number } = {}) {
   const batchSize = opts.batchSize ?? 500;
@@ -13,7 +14,7 @@ export async function sweepExpiredKeys(prisma: Db, opts: { batchSize?: number; m
     const n = await prisma.$executeRaw`
       DELETE FROM idempotency_keys WHERE id IN (
         SELECT id FROM idempotency_keys
-         WHERE expires_at <= now() AND NOT (state = 'in_progress' AND locked_until > now())
+         WHERE expires_at <= now() AND NOT (state = 'in_progress' AND coalesce(locked_until > now(), false))
          ORDER BY expires_at
          LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED)`;

@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import type { Db } from "../db";
 import { createCallerFactory, idempotentProcedure, router } from "../trpc";
 
 /**
@@ -15,7 +16,11 @@ export const ZTestInput = z.object({
 });
 
 export const runs = new Map<string, number>();
-export const hooks: { beforeComplete?: (key: string) => Promise<void> } = {};
+export const hooks: {
+  beforeComplete?: (key: string) => Promise<void>;
+  /** Runs inside `phased`'s first atomic phase, after its business row and before its recovery point. */
+  insidePhase?: (key: string) => Promise<void>;
+} = {};
 
 export const testRouter = router({
   effect: idempotentProcedure(ZTestInput, { fields: ["amount", "note"], leaseSeconds: 2 }).mutation(
@@ -35,6 +40,26 @@ export const testRouter = router({
       });
     },
   ),
+  /** Two steps: an atomic phase writes the business row, the fenced completion reads it back. */
+  phased: idempotentProcedure(ZTestInput, { fields: ["amount", "note"], leaseSeconds: 2 }).mutation(
+    async ({ ctx, input }) => {
+      const key = ctx.idempotencyKey;
+      runs.set(`${ctx.account.id}/${key}`, (runs.get(`${ctx.account.id}/${key}`) ?? 0) + 1);
+      if (ctx.idempotency.recoveryPoint === "started") {
+        await ctx.idempotency.atomicPhase("effect_written", async (tx) => {
+          await tx.$executeRaw`INSERT INTO idem_test_effects (id, account_id, key, amount) VALUES (${crypto.randomUUID()}::uuid, ${ctx.account.id}::uuid, ${key}, ${input.amount})`;
+          await hooks.insidePhase?.(key);
+        });
+      }
+      // Fails after the phase committed, so the retry resumes from "effect_written".
+      if (input.fail === "unexpected") throw new Error("boom after the phase");
+      return ctx.idempotency.complete(async (tx) => {
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          SELECT id::text FROM idem_test_effects WHERE account_id = ${ctx.account.id}::uuid AND key = ${key}`;
+        return { effectIds: rows.map((r) => r.id), amount: input.amount, note: input.note };
+      });
+    },
+  ),
   plain: idempotentProcedure(z.object({ n: z.number() })).mutation(({ input }) => ({ doubled: input.n * 2 })),
 });
 
@@ -42,3 +67,19 @@ export const createTestCaller = createCallerFactory(testRouter);
 
 export const EFFECTS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS idem_test_effects (
   id uuid PRIMARY KEY, account_id uuid NOT NULL, key text NOT NULL, amount int NOT NULL)`;
+
+/**
+ * Creates the effects table. Test files run in parallel, and two concurrent CREATE TABLE IF NOT
+ * EXISTS can collide on the catalog (a unique violation); the loser's retry then sees the table.
+ */
+export async function ensureEffectsTable(prisma: Db): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await prisma.$executeRawUnsafe(EFFECTS_TABLE_SQL);
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
