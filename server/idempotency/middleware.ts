@@ -197,7 +197,8 @@ async function decide(prisma: Db, claim: Parameters<typeof claimKey>[1]): Promis
       counters.increment("claimed");
       return { kind: "own", row, fence: row.fence, recoveryPoint: row.recoveryPoint };
     }
-    if (row.expired && !(row.state === "in_progress" && row.leaseLive)) {
+    const unfinishedWork = row.state === "in_progress" && (row.leaseLive || row.recoveryPoint !== "started");
+    if (row.expired && !unfinishedWork) {
       await deleteExpiredKey(prisma, row.id);
       continue;
     }

@@ -76,14 +76,15 @@ export async function takeOverKey(prisma: Db, id: bigint, seenFence: number, lea
 }
 
 /**
- * Deletes an expired key so that reusing it is a new request; never one with a live lease. A
- * released key (locked_until NULL) has none, as in claimKey's leaseLive.
+ * Deletes an expired key so that reusing it is a new request; never one with a live lease (a
+ * released key, locked_until NULL, has none), nor one in progress past its first recovery point:
+ * its work may have moved money, and a new key row would derive new downstream keys.
  */
 export async function deleteExpiredKey(prisma: Db, id: bigint): Promise<boolean> {
   const n = await prisma.$executeRaw`
     DELETE FROM idempotency_keys
      WHERE id = ${id} AND expires_at <= now()
-       AND NOT (state = 'in_progress' AND coalesce(locked_until > now(), false))`;
+       AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))`;
   return n > 0;
 }
 

@@ -226,4 +226,20 @@ describe("an expired key not yet swept", () => {
     expect((await slow).error).toBeUndefined();
     expect(runs.get(`${account.id}/${key}`)).toBe(1);
   });
+
+  it("keeps an abandoned key that recorded progress: it is resumed, never swept or restarted", async () => {
+    const account = await createAccount("reuse-progressed");
+    const key = randomUUID();
+    await inProgressKey(account, key);
+    await prisma.$executeRaw`UPDATE idempotency_keys SET recovery_point = 'effect_written', locked_until = NULL,
+      expires_at = now() - interval '1 minute' WHERE account_id = ${account.id}::uuid AND key = ${key}`;
+    expect(await sweepExpiredKeys(prisma)).toBe(0);
+    const before = await prisma.idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+
+    // A reuse with another request is the same key's request: 422, not a fresh start.
+    const other = await call(account, key, { amount: 99, note: "other" });
+    expect(other.error?.code).toBe("UNPROCESSABLE_CONTENT");
+    const after = await prisma.idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+    expect(after.id).toBe(before.id);
+  });
 });

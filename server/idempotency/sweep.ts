@@ -5,6 +5,8 @@ import { counters } from "./counters";
  * Deletes expired keys in bounded batches. SKIP LOCKED lets several sweepers share the work, and
  * a key still in progress under a live lease is never taken, however old. A released key
  * (locked_until NULL) has no live lease: without the coalesce, NOT(... AND NULL) would keep it.
+ * An in-progress key past its first recovery point is kept until it completes (the completer
+ * drives it): deleting it would let a reuse derive new downstream keys and act twice.
  */
 export async function sweepExpiredKeys(prisma: Db, opts: { batchSize?: number; maxBatches?: number } = {}) {
   const batchSize = opts.batchSize ?? 500;
@@ -14,7 +16,8 @@ export async function sweepExpiredKeys(prisma: Db, opts: { batchSize?: number; m
     const n = await prisma.$executeRaw`
       DELETE FROM idempotency_keys WHERE id IN (
         SELECT id FROM idempotency_keys
-         WHERE expires_at <= now() AND NOT (state = 'in_progress' AND coalesce(locked_until > now(), false))
+         WHERE expires_at <= now()
+           AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))
          ORDER BY expires_at
          LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED)`;
