@@ -1,9 +1,14 @@
 /**
  * Crash points for the recovery tests: a process started with CHECKOUT_FAILPOINTS=name kills
- * itself with SIGKILL when it reaches that point, as a power cut would. Never in production.
+ * itself with SIGKILL when it reaches that point, as a power cut would; `name@0.05` does so at
+ * random, on 5% of passes (the soak tests). Never in production.
  */
 export function failpoint(name: string): void {
   const enabled = process.env.CHECKOUT_FAILPOINTS;
   if (!enabled || process.env.APP_ENV === "production") return;
-  if (enabled.split(",").includes(name)) process.kill(process.pid, "SIGKILL");
+  for (const entry of enabled.split(",")) {
+    const [point, probability] = entry.split("@");
+    if (point === name && (probability === undefined || Math.random() < Number(probability)))
+      process.kill(process.pid, "SIGKILL");
+  }
 }

@@ -1,8 +1,11 @@
 import { type Db, db } from "./db";
+import { requireDatabaseUrl } from "./env";
 import { counters, sweepExpiredKeys } from "./idempotency";
+import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments } from "./payments/completer";
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
 import { runReconciliation } from "./payments/reconciler";
+import { startReceiptsConsumer } from "./receipts";
 
 interface Job {
   name: string;
@@ -12,8 +15,8 @@ interface Job {
 
 /**
  * The background work of a server or worker process: the completer, the key sweep, counter
- * flushing and a periodic reconciliation. Each job never overlaps itself; every one is safe to
- * run in several processes at once.
+ * flushing, a periodic reconciliation, the outbox relay and the receipts consumer. Each job never
+ * overlaps itself; every one is safe to run in several processes at once.
  */
 export function startBackgroundJobs(
   deps: { prisma?: Db; provider?: PaymentProvider } = {},
@@ -44,8 +47,49 @@ export function startBackgroundJobs(
     timer.unref();
     return timer;
   });
+  const stopMessaging = startMessaging(prisma);
   return async () => {
     for (const t of timers) clearInterval(t);
-    await Promise.allSettled(running);
+    await Promise.allSettled([...running, stopMessaging()]);
+  };
+}
+
+/**
+ * The outbox relay and the receipts consumer, on one queue connection per process. The queue
+ * (pg-boss, in this database) may be unreachable at boot: keep trying until it is.
+ */
+export function startMessaging(prisma: Db, options: Partial<TransportOptions> = {}): () => Promise<void> {
+  let stopped = false;
+  let wake = () => {};
+  const started = (async () => {
+    for (let delayMs = 1_000; !stopped; delayMs = Math.min(delayMs * 2, 30_000)) {
+      try {
+        const transport = await startQueueTransport({ connectionString: requireDatabaseUrl(), ...options });
+        const pollers: Poller[] = [
+          startRelay({ prisma, transport }),
+          startReceiptsConsumer({ prisma, transport }),
+        ];
+        return { transport, pollers };
+      } catch (error) {
+        console.warn(
+          "message transport did not start, retrying:",
+          error instanceof Error ? error.message : error,
+        );
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs);
+          timer.unref();
+          wake = resolve;
+        });
+      }
+    }
+    return null;
+  })();
+  return async () => {
+    stopped = true;
+    wake();
+    const running = await started;
+    if (!running) return;
+    await Promise.allSettled(running.pollers.map((p) => p.stop()));
+    await running.transport.stop();
   };
 }

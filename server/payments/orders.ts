@@ -45,7 +45,11 @@ export async function createOrder(prisma: Db, accountId: string, lines: OrderLin
 export async function getOrderForAccount(prisma: Db, accountId: string, orderId: string) {
   const order = await prisma.order.findFirst({
     where: { id: orderId, accountId },
-    include: { items: { orderBy: { id: "asc" } }, payments: { orderBy: { createdAt: "asc" } } },
+    include: {
+      items: { orderBy: { id: "asc" } },
+      payments: { orderBy: { createdAt: "asc" } },
+      receipt: true,
+    },
   });
   if (!order) throw domainErrors.notFound("Order");
   return order;

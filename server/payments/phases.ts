@@ -5,6 +5,7 @@ import { failpoint } from "../failpoints";
 import type { Payment } from "../generated/prisma/client";
 import type { KeyOwner, Tx } from "../idempotency";
 import { postPaymentCapture } from "../ledger";
+import { recordPaymentEvent } from "../outbox";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import { paymentView } from "./views";
 
@@ -61,7 +62,10 @@ export async function executePayment(
   if (charge.status === "declined") {
     return owner.fail(
       domainErrors.paymentDeclined(payment, charge.failureCode, charge.failureMessage),
-      (tx) => settlePayment(tx, payment, charge, "declined"),
+      async (tx) => {
+        const settled = await settlePayment(tx, payment, charge, "declined");
+        await recordPaymentEvent(tx, settled, "payment.declined");
+      },
     );
   }
   return owner.complete(async (tx) => {
@@ -76,6 +80,7 @@ export async function executePayment(
       where: { id: payment.orderId },
       data: { status: "paid", updatedAt: new Date() },
     });
+    await recordPaymentEvent(tx, settled, "payment.succeeded");
     return paymentView(settled);
   });
 }

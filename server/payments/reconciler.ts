@@ -8,7 +8,8 @@ export type MismatchKind =
   | "amount_mismatch"
   | "currency_mismatch"
   | "declined_with_postings"
-  | "charge_missing_at_provider";
+  | "charge_missing_at_provider"
+  | "succeeded_without_receipt";
 
 export interface Mismatch {
   kind: MismatchKind;
@@ -34,14 +35,16 @@ export const CHARGE_SOURCE = "idempotent-checkout";
  * Compares the provider's charges with the ledger over a window and records every mismatch.
  * Read-only apart from its report, so several processes may run it at once. Charges younger
  * than the grace period are left out of "charge without postings": the completer books those.
+ * A succeeded payment is owed a receipt once receiptGraceSeconds have passed since it settled.
  */
 export async function runReconciliation(
   deps: { prisma: Db; provider: PaymentProvider },
-  opts: { windowStart?: Date; graceSeconds?: number } = {},
+  opts: { windowStart?: Date; graceSeconds?: number; receiptGraceSeconds?: number } = {},
 ): Promise<ReconciliationReport> {
   const startedAt = new Date();
   const windowStart = opts.windowStart ?? new Date(startedAt.getTime() - 24 * 3600_000);
   const cutoff = startedAt.getTime() - (opts.graceSeconds ?? 60) * 1000;
+  const receiptCutoff = startedAt.getTime() - (opts.receiptGraceSeconds ?? 300) * 1000;
 
   const charges = new Map<string, Charge>();
   for await (const c of deps.provider.listCharges({ createdGte: windowStart })) {
@@ -122,6 +125,25 @@ export async function runReconciliation(
         detail: `the provider's charge is ${charge.status}`,
       });
     }
+  }
+
+  const owed = payments.filter((p) => p.status === "succeeded" && p.updatedAt.getTime() <= receiptCutoff);
+  const receipted = new Set(
+    (
+      await deps.prisma.receipt.findMany({
+        where: { paymentId: { in: owed.map((p) => p.id) } },
+        select: { paymentId: true },
+      })
+    ).map((r) => r.paymentId),
+  );
+  for (const payment of owed) {
+    if (receipted.has(payment.id)) continue;
+    mismatches.push({
+      kind: "succeeded_without_receipt",
+      paymentId: payment.id,
+      chargeId: payment.providerChargeId,
+      detail: `succeeded at ${payment.updatedAt.toISOString()}, still no receipt`,
+    });
   }
 
   const report: ReconciliationReport = {

@@ -1,4 +1,5 @@
-import type { Order, OrderItem, Payment } from "../generated/prisma/client";
+import type { Order, OrderItem, Payment, Receipt } from "../generated/prisma/client";
+import { receiptView } from "../receipts";
 
 export type TPaymentStatus = "pending" | "succeeded" | "declined" | "failed";
 
@@ -14,7 +15,9 @@ export function paymentView(p: Payment) {
   };
 }
 
-export function orderView(order: Order & { items?: OrderItem[]; payments?: Payment[] }) {
+export function orderView(
+  order: Order & { items?: OrderItem[]; payments?: Payment[]; receipt?: Receipt | null },
+) {
   const payments = order.payments ?? [];
   // The order's payment: the open or successful one, else the latest attempt.
   const payment =
@@ -36,5 +39,7 @@ export function orderView(order: Order & { items?: OrderItem[]; payments?: Payme
       paymentMethod: payment.paymentMethod,
       failureMessage: payment.failureMessage,
     },
+    // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
+    receipt: order.receipt ? receiptView(order.receipt) : null,
   };
 }

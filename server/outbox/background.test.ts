@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { db } from "../db";
+import { startMessaging } from "../jobs";
+import { startTestProvider } from "../payments/testing/support";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { takeMessagingTurn } from "./testing/exclusive";
+import { FAST_TRANSPORT } from "./testing/fast";
+import { settledPayment } from "./testing/payments";
+import { waitFor } from "./testing/queue";
+
+// The relay and the consumer as the server and `npm run worker` start them (startBackgroundJobs).
+let release: () => Promise<void>;
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let account: TestAccount;
+beforeAll(async () => {
+  release = await takeMessagingTurn();
+  provider = await startTestProvider();
+  account = await createTestAccount("jobs");
+}, 180_000);
+afterAll(async () => {
+  await provider?.stop();
+  await release?.();
+});
+
+it("the background jobs relay a payment's event and issue its receipt, with nothing else running", async () => {
+  const stop = startMessaging(db(), FAST_TRANSPORT);
+  try {
+    const { order, messageId } = await settledPayment(account, provider.client);
+    const receipt = await waitFor("the receipt", () =>
+      db().receipt.findUnique({ where: { orderId: order.id } }),
+    );
+    expect(receipt.messageId).toBe(messageId);
+    expect((await db().outboxMessage.findUniqueOrThrow({ where: { id: messageId } })).sentAt).not.toBeNull();
+  } finally {
+    await stop();
+  }
+});

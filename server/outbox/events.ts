@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+/**
+ * The events that cross the service boundary, and the envelope they travel in. Both the
+ * producer (phase 3, through the outbox) and the consumers validate against these schemas.
+ */
+export const TOPICS = ["payment.succeeded", "payment.declined"] as const;
+export type TTopic = (typeof TOPICS)[number];
+
+/**
+ * The message id is the idempotency key of the hop: derived from the payment and the event, so
+ * every attempt, retry or takeover that books this payment names the same message.
+ */
+export function paymentMessageId(topic: TTopic, paymentId: string): string {
+  return `${topic}:${paymentId}`;
+}
+
+export const ZReceiptLine = z.object({
+  sku: z.string(),
+  name: z.string(),
+  unitPrice: z.number().int(),
+  quantity: z.number().int().positive(),
+  lineTotal: z.number().int(),
+});
+export type TReceiptLine = z.infer<typeof ZReceiptLine>;
+
+const paymentFacts = {
+  paymentId: z.uuid(),
+  orderId: z.uuid(),
+  accountId: z.uuid(),
+  amount: z.number().int().positive(),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  occurredAt: z.iso.datetime({ offset: true }),
+};
+
+/** Self-contained, so the receipts service never reads the payments tables. */
+export const ZPaymentSucceeded = z.object({
+  ...paymentFacts,
+  providerChargeId: z.string(),
+  lines: z.array(ZReceiptLine).min(1),
+});
+export type TPaymentSucceeded = z.infer<typeof ZPaymentSucceeded>;
+
+export const ZPaymentDeclined = z.object({
+  ...paymentFacts,
+  failureCode: z.string().nullable(),
+});
+export type TPaymentDeclined = z.infer<typeof ZPaymentDeclined>;
+
+export type TPayloadOf<T extends TTopic> = T extends "payment.succeeded"
+  ? TPaymentSucceeded
+  : TPaymentDeclined;
+
+/** What the transport carries: the outbox row, as published. */
+export const ZEnvelope = z.object({
+  messageId: z.string().min(1),
+  topic: z.enum(TOPICS),
+  createdAt: z.iso.datetime({ offset: true }),
+  payload: z.unknown(),
+});
+export type TEnvelope = z.infer<typeof ZEnvelope>;

@@ -1,0 +1,25 @@
+export {
+  paymentMessageId,
+  type TEnvelope,
+  TOPICS,
+  type TPaymentDeclined,
+  type TPaymentSucceeded,
+  type TReceiptLine,
+  type TTopic,
+  ZEnvelope,
+  ZPaymentSucceeded,
+  ZReceiptLine,
+} from "./events";
+export { type Poller, startPoller } from "./poller";
+export { RELAY_DEFAULTS, type RelayOptions, relayOutboxBatch, startRelay } from "./relay";
+export { type OutboxStats, outboxStats } from "./stats";
+export {
+  type Delivery,
+  type MessageTransport,
+  QUEUES,
+  ROUTES,
+  startQueueTransport,
+  TRANSPORT_DEFAULTS,
+  type TransportOptions,
+} from "./transport";
+export { recordPaymentEvent } from "./writer";

@@ -1,0 +1,186 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createPrismaClient, db } from "../db";
+import { startTestProvider } from "../payments/testing/support";
+import { startReceiptsConsumer } from "../receipts";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { paymentMessageId } from "./events";
+import { relayOutboxBatch, startRelay } from "./relay";
+import { startDatabaseProxy } from "./testing/db-proxy";
+import { takeMessagingTurn } from "./testing/exclusive";
+import { FAST_TRANSPORT, testDatabaseUrl } from "./testing/fast";
+import { settledPayment } from "./testing/payments";
+import { startMessagingProcess } from "./testing/processes";
+import { deliveriesOf, drainOutbox, startTestTransport, waitFor } from "./testing/queue";
+import { type MessageTransport, startQueueTransport } from "./transport";
+
+let release: () => Promise<void>;
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let account: TestAccount;
+let transport: MessageTransport;
+const planted: string[] = [];
+
+beforeAll(async () => {
+  release = await takeMessagingTurn();
+  provider = await startTestProvider();
+  account = await createTestAccount("relay");
+  transport = await startTestTransport();
+}, 180_000);
+afterAll(async () => {
+  await db().outboxMessage.deleteMany({ where: { id: { in: planted } } });
+  await transport?.stop();
+  await provider?.stop();
+  await release?.();
+});
+
+/** Outbox rows of a topic no queue takes: publishing them has no effect beyond the relay's. */
+async function plantMessages(n: number) {
+  const ids = Array.from({ length: n }, () => paymentMessageId("payment.declined", randomUUID()));
+  await db().outboxMessage.createMany({
+    data: ids.map((id) => ({ id, topic: "payment.declined", payload: { planted: true } })),
+  });
+  planted.push(...ids);
+  return ids;
+}
+
+const outboxRow = (id: string) => db().outboxMessage.findUniqueOrThrow({ where: { id } });
+
+describe("the relay", () => {
+  it("killed by SIGKILL after publishing and before marking sent: the message is published again, and its receipt exists once", async () => {
+    await drainOutbox(transport);
+    const { order, messageId } = await settledPayment(account, provider.client);
+    const doomed = await startMessagingProcess(["relay"], {
+      CHECKOUT_FAILPOINTS: "relay_after_publish",
+      RELAY_BATCH_SIZE: "1000",
+    });
+    expect(await doomed.exited).toBe("SIGKILL");
+    // The crash fell between the two: on the queue, still pending in the outbox.
+    expect(await deliveriesOf(messageId)).toHaveLength(1);
+    expect((await outboxRow(messageId)).sentAt).toBeNull();
+
+    const survivor = await startMessagingProcess(["relay", "consumer"]);
+    try {
+      await waitFor("the message marked sent", async () => (await outboxRow(messageId)).sentAt);
+      await waitFor("both deliveries acknowledged", async () => {
+        const deliveries = await deliveriesOf(messageId);
+        return deliveries.length === 2 && deliveries.every((d) => d.state === "completed");
+      });
+    } finally {
+      await survivor.stop();
+    }
+    const receipts = await db().receipt.findMany({ where: { orderId: order.id } });
+    expect(receipts.map((r) => r.messageId)).toEqual([messageId]);
+    expect(await db().processedMessage.count({ where: { messageId } })).toBe(1);
+  });
+
+  it("run by four relays at once, publishes each message exactly once and never two at a time", async () => {
+    const ids = new Set(await plantMessages(60));
+    const publishes = new Map<string, number>();
+    const inFlight = new Map<string, number>();
+    let maxInFlightPerMessage = 0;
+    let relaysPublishing = 0;
+    let maxRelaysPublishing = 0;
+    const relays = Array.from({ length: 4 }, () => createPrismaClient(testDatabaseUrl()));
+    const spy: MessageTransport = {
+      ...transport,
+      async publish(envelope) {
+        const id = envelope.messageId;
+        if (!ids.has(id)) return transport.publish(envelope);
+        publishes.set(id, (publishes.get(id) ?? 0) + 1);
+        inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+        maxInFlightPerMessage = Math.max(maxInFlightPerMessage, inFlight.get(id) ?? 0);
+        maxRelaysPublishing = Math.max(maxRelaysPublishing, ++relaysPublishing);
+        await new Promise((r) => setTimeout(r, 5));
+        relaysPublishing--;
+        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+        return transport.publish(envelope);
+      },
+    };
+    try {
+      await Promise.all(
+        relays.map(async (prisma) => {
+          while ((await relayOutboxBatch({ prisma, transport: spy }, { batchSize: 5 })).more);
+        }),
+      );
+    } finally {
+      await Promise.all(relays.map((r) => r.$disconnect()));
+    }
+    expect(maxRelaysPublishing).toBeGreaterThan(1);
+    expect(maxInFlightPerMessage).toBe(1);
+    expect([...ids].filter((id) => publishes.get(id) !== 1)).toEqual([]);
+    const unsent = await db().outboxMessage.count({ where: { id: { in: [...ids] }, sentAt: null } });
+    expect(unsent).toBe(0);
+  });
+
+  it("backs off a message whose publish fails, without holding up the others, and sends it once it can", async () => {
+    const [failing, healthy] = (await plantMessages(2)) as [string, string];
+    let attempts = 0;
+    const flaky: MessageTransport = {
+      ...transport,
+      async publish(envelope) {
+        if (envelope.messageId !== failing) return transport.publish(envelope);
+        attempts++;
+        throw new Error("queue unavailable");
+      },
+    };
+    const pass = () => relayOutboxBatch({ prisma: db(), transport: flaky }, { batchSize: 1000 });
+    await pass();
+    expect((await outboxRow(healthy)).sentAt).not.toBeNull();
+    const first = await outboxRow(failing);
+    expect(first).toMatchObject({ sentAt: null, attempts: 1, lastError: "queue unavailable" });
+    // 2 s × [0.5, 1): not due again yet, so the next pass leaves it alone.
+    const firstDelay = first.nextAttemptAt.getTime() - Date.now();
+    expect(firstDelay).toBeGreaterThan(500);
+    await pass();
+    expect(attempts).toBe(1);
+
+    const makeDue = () =>
+      db().outboxMessage.update({ where: { id: failing }, data: { nextAttemptAt: new Date() } });
+    await makeDue();
+    await pass();
+    const second = await outboxRow(failing);
+    expect(second.attempts).toBe(2);
+    expect(second.nextAttemptAt.getTime() - Date.now()).toBeGreaterThan(1500);
+
+    await makeDue();
+    await relayOutboxBatch({ prisma: db(), transport }, { batchSize: 1000 });
+    expect(await outboxRow(failing)).toMatchObject({
+      attempts: 3,
+      lastError: null,
+      sentAt: expect.any(Date),
+    });
+  });
+
+  it("keeps relaying, and the consumer keeps consuming, after the database restarts", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const proxy = await startDatabaseProxy(testDatabaseUrl());
+    const prisma = createPrismaClient(proxy.url);
+    const ownTransport = await startQueueTransport({ connectionString: proxy.url, ...FAST_TRANSPORT });
+    const deps = { prisma, transport: ownTransport };
+    const pollers = [startRelay(deps, { idleMs: 50 }), startReceiptsConsumer(deps, { idleMs: 50 })];
+    try {
+      const [before] = (await plantMessages(1)) as [string];
+      await waitFor("a message sent before the restart", async () => (await outboxRow(before)).sentAt);
+
+      proxy.takeDown();
+      const { order, messageId } = await settledPayment(account, provider.client);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await outboxRow(messageId)).sentAt).toBeNull();
+      expect(warn.mock.calls.some(([message]) => String(message).startsWith("outbox relay failed"))).toBe(
+        true,
+      );
+
+      proxy.bringUp();
+      await waitFor("the receipt, after the restart", () =>
+        db().receipt.findUnique({ where: { orderId: order.id } }),
+      );
+      expect(await db().receipt.count({ where: { orderId: order.id } })).toBe(1);
+    } finally {
+      await Promise.all(pollers.map((p) => p.stop()));
+      await ownTransport.stop();
+      await prisma.$disconnect();
+      await proxy.stop();
+      warn.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import PgBoss from "pg-boss";
+import type { TEnvelope, TTopic } from "./events";
+
+/**
+ * The message transport: pg-boss queues in PostgreSQL (their own schema, created by pg-boss at
+ * start), so the embedded default needs no other server. Deliveries are at least once: a
+ * delivery that is not acknowledged within `ackTimeoutSeconds` (its consumer died) is delivered
+ * again, after a backoff, up to `retryLimit` times, then parked in the dead-letter queue.
+ */
+export const QUEUES = { receipts: "receipts", receiptsDead: "receipts-dead" } as const;
+
+/** Where each topic is delivered; a topic nobody consumes is published to no queue. */
+export const ROUTES: Record<TTopic, readonly string[]> = {
+  "payment.succeeded": [QUEUES.receipts],
+  "payment.declined": [],
+};
+const DEAD_LETTER: Record<string, string> = { [QUEUES.receipts]: QUEUES.receiptsDead };
+
+export interface TransportOptions {
+  connectionString: string;
+  /** pg-boss's schema in our database. */
+  schema?: string;
+  ackTimeoutSeconds?: number;
+  retryDelaySeconds?: number;
+  retryLimit?: number;
+  /** How often some process looks for unacknowledged deliveries past their timeout. */
+  maintenanceIntervalSeconds?: number;
+  poolSize?: number;
+  /** Names its connections in pg_stat_activity. */
+  applicationName?: string;
+}
+
+export const TRANSPORT_DEFAULTS = {
+  schema: "pgboss",
+  ackTimeoutSeconds: 60,
+  retryDelaySeconds: 5,
+  // With exponential backoff from 5 s, the last of 12 redeliveries comes hours later; the
+  // reconciler reports a payment still without its receipt long before that.
+  retryLimit: 12,
+  maintenanceIntervalSeconds: 15,
+  poolSize: 4,
+  applicationName: "checkout-messaging",
+} satisfies Omit<Required<TransportOptions>, "connectionString">;
+
+export interface Delivery {
+  jobId: string;
+  queue: string;
+  data: unknown;
+  /** 0 on the first delivery. */
+  redeliveries: number;
+}
+
+export interface MessageTransport {
+  /** Sends the envelope to every queue its topic is routed to; throws unless all took it. */
+  publish(envelope: TEnvelope): Promise<number>;
+  /** Up to `max` deliveries, each invisible to other receivers until acked or timed out. */
+  receive(queue: string, max: number): Promise<Delivery[]>;
+  ack(delivery: Delivery): Promise<void>;
+  /** Gives the delivery back for a later redelivery (with backoff), or the dead-letter queue. */
+  reject(delivery: Delivery, error: unknown): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startQueueTransport(options: TransportOptions): Promise<MessageTransport> {
+  const o = { ...TRANSPORT_DEFAULTS, ...options };
+  const boss = new PgBoss({
+    connectionString: o.connectionString,
+    schema: o.schema,
+    max: o.poolSize,
+    application_name: o.applicationName,
+    migrate: true,
+    supervise: true,
+    schedule: false,
+    maintenanceIntervalSeconds: o.maintenanceIntervalSeconds,
+  });
+  // The pool reconnects by itself after the database restarts; until then each call fails and
+  // its caller backs off. An unhandled "error" event would end the process instead.
+  boss.on("error", (error) => console.warn("message transport:", error.message));
+  await boss.start();
+  try {
+    for (const queue of [...Object.values(DEAD_LETTER), ...new Set(Object.values(ROUTES).flat())]) {
+      const config = {
+        name: queue,
+        retryLimit: o.retryLimit,
+        retryDelay: o.retryDelaySeconds,
+        retryBackoff: true,
+        expireInSeconds: o.ackTimeoutSeconds,
+        ...(DEAD_LETTER[queue] ? { deadLetter: DEAD_LETTER[queue] } : {}),
+      };
+      // Declared by every process at start: the last one's settings win.
+      await boss.createQueue(queue, config);
+      await boss.updateQueue(queue, config);
+    }
+  } catch (error) {
+    await boss.stop({ graceful: false });
+    throw error;
+  }
+
+  return {
+    async publish(envelope) {
+      const queues = ROUTES[envelope.topic];
+      if (!queues) throw new Error(`no route for topic ${envelope.topic}`);
+      for (const queue of queues) {
+        // Null means pg-boss inserted nothing (a queue missing): not delivered.
+        if ((await boss.send(queue, envelope)) === null)
+          throw new Error(`queue ${queue} refused message ${envelope.messageId}`);
+      }
+      return queues.length;
+    },
+    async receive(queue, max) {
+      const jobs = await boss.fetch<unknown>(queue, { batchSize: max, includeMetadata: true });
+      return jobs.map((j) => ({ jobId: j.id, queue, data: j.data, redeliveries: j.retryCount }));
+    },
+    async ack(delivery) {
+      await boss.complete(delivery.queue, delivery.jobId);
+    },
+    async reject(delivery, error) {
+      await boss.fail(delivery.queue, delivery.jobId, {
+        message: error instanceof Error ? error.message : String(error),
+      });
+    },
+    async stop() {
+      await boss.stop({ graceful: false, wait: true });
+    },
+  };
+}

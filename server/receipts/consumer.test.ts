@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db";
+import type { MessageTransport } from "../outbox";
+import { takeMessagingTurn } from "../outbox/testing/exclusive";
+import { envelopeOf, settledPayment } from "../outbox/testing/payments";
+import { startMessagingProcess } from "../outbox/testing/processes";
+import {
+  deliveriesOf,
+  drainOutbox,
+  drainReceiptsQueue,
+  startTestTransport,
+  waitFor,
+} from "../outbox/testing/queue";
+import { startTestProvider } from "../payments/testing/support";
+import { createCaller } from "../root";
+import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+import { consumeReceipts } from "./consumer";
+import { issueReceipt } from "./issue";
+
+let release: () => Promise<void>;
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let account: TestAccount;
+let transport: MessageTransport;
+
+beforeAll(async () => {
+  release = await takeMessagingTurn();
+  provider = await startTestProvider();
+  account = await createTestAccount("receipts");
+  transport = await startTestTransport();
+  // Start from an empty queue: the deliveries below are then the only ones.
+  await drainOutbox(transport);
+  await drainReceiptsQueue(transport);
+}, 180_000);
+afterAll(async () => {
+  await transport?.stop();
+  await provider?.stop();
+  await release?.();
+});
+
+const receiptsFor = (messageId: string) => db().receipt.findMany({ where: { messageId } });
+
+describe("the receipts consumer", () => {
+  it("killed after writing the receipt and before acknowledging: the message is redelivered, one receipt", async () => {
+    const { messageId: ours } = await settledPayment(account, provider.client);
+    await drainOutbox(transport);
+    const crashedAt = new Date();
+    const doomed = await startMessagingProcess(["consumer"], {
+      CHECKOUT_FAILPOINTS: "consumer_after_receipt",
+      CONSUMER_BATCH_SIZE: "1",
+    });
+    expect(await doomed.exited).toBe("SIGKILL");
+    // The one delivery it took (ours, unless another test's message was queued first): its
+    // receipt is committed, the delivery still unacknowledged.
+    const taken = await db().$queryRaw<{ message_id: string }[]>`
+      SELECT data->>'messageId' AS message_id FROM pgboss.job
+       WHERE name = 'receipts' AND state = 'active' AND started_on >= ${crashedAt}`;
+    expect(taken).toHaveLength(1);
+    const victim = taken[0]?.message_id as string;
+    expect(await receiptsFor(victim)).toHaveLength(1);
+
+    const survivor = await startMessagingProcess(["consumer"]);
+    try {
+      await waitFor("the redelivery acknowledged", async () =>
+        (await deliveriesOf(victim)).some((d) => d.state === "completed" && d.retry_count >= 1),
+      );
+      await waitFor("our receipt", async () => (await receiptsFor(ours)).length > 0);
+    } finally {
+      await survivor.stop();
+    }
+    expect(await receiptsFor(victim)).toHaveLength(1);
+    expect(await db().processedMessage.count({ where: { messageId: victim } })).toBe(1);
+  });
+
+  it("the same message delivered 10 times at once, to 10 consumers: one receipt", async () => {
+    const { order, messageId } = await settledPayment(account, provider.client);
+    const envelope = await envelopeOf(messageId);
+    for (let i = 0; i < 10; i++) await transport.publish(envelope);
+    const passes = await Promise.all(
+      Array.from({ length: 10 }, () => consumeReceipts({ prisma: db(), transport }, { batchSize: 1 })),
+    );
+    expect(passes.map((p) => p.delivered)).toEqual(Array(10).fill(1));
+    expect(passes.reduce((n, p) => n + p.issued, 0)).toBe(1);
+    expect(passes.reduce((n, p) => n + p.duplicates, 0)).toBe(9);
+    expect(await db().receipt.count({ where: { orderId: order.id } })).toBe(1);
+    expect(await db().processedMessage.count({ where: { messageId } })).toBe(1);
+    const deliveries = await deliveriesOf(messageId);
+    expect(deliveries.map((d) => d.state)).toEqual(Array(10).fill("completed"));
+  });
+
+  it("the same message handled 10 times concurrently: one issue, nine duplicates, one receipt number used", async () => {
+    const { order, messageId } = await settledPayment(account, provider.client);
+    const envelope = await envelopeOf(messageId);
+    const [{ before }] = (await db().$queryRaw<{ before: bigint }[]>`
+      SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS before FROM receipt_number_seq`) as [
+      { before: bigint },
+    ];
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => issueReceipt(db(), envelope)));
+    expect(outcomes.filter((o) => o.issued)).toHaveLength(1);
+    const receipts = await db().receipt.findMany({ where: { orderId: order.id } });
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]?.number).toMatch(new RegExp(`^R-\\d{4}-0*${before + 1n}$`));
+  });
+
+  it("orders.get shows the receipt once it is issued: its number, the order's lines and total", async () => {
+    const { order, payment, messageId } = await settledPayment(account, provider.client);
+    const caller = createCaller(contextFor(account));
+    expect((await caller.orders.get({ orderId: order.id })).receipt).toBeNull();
+
+    await issueReceipt(db(), await envelopeOf(messageId));
+    const view = await caller.orders.get({ orderId: order.id });
+    expect(view.receipt).toEqual({
+      number: expect.stringMatching(/^R-\d{4}-\d{6,}$/),
+      issuedAt: expect.any(String),
+      lines: view.items,
+      total: order.total,
+      currency: order.currency,
+    });
+    expect(view.receipt?.number.slice(2, 6)).toBe(
+      String(new Date(view.receipt?.issuedAt ?? 0).getUTCFullYear()),
+    );
+    expect(view.receipt?.total).toBe(payment.amountMinor);
+  });
+
+  it("a declined payment's event reaches no consumer and gets no receipt", async () => {
+    const { order, payment, messageId } = await settledPayment(account, provider.client, "pm_card_declined");
+    expect(payment.status).toBe("declined");
+    await drainOutbox(transport);
+    expect((await db().outboxMessage.findUniqueOrThrow({ where: { id: messageId } })).sentAt).not.toBeNull();
+    await drainReceiptsQueue(transport);
+    expect(await deliveriesOf(messageId)).toEqual([]);
+    expect(await db().receipt.count({ where: { orderId: order.id } })).toBe(0);
+  });
+
+  it("gives back a message whose lines do not add up to the payment: no receipt, not marked processed", async () => {
+    const { order, messageId } = await settledPayment(account, provider.client);
+    const envelope = await envelopeOf(messageId);
+    const payload = envelope.payload as { amount: number };
+    await transport.publish({ ...envelope, payload: { ...payload, amount: payload.amount + 1 } });
+    const pass = await consumeReceipts({ prisma: db(), transport }, { batchSize: 1 });
+    expect([pass.delivered, pass.rejected]).toEqual([1, 1]);
+    expect(await db().receipt.count({ where: { orderId: order.id } })).toBe(0);
+    expect(await db().processedMessage.count({ where: { messageId } })).toBe(0);
+    const deliveries = await deliveriesOf(messageId);
+    expect(deliveries.map((d) => d.state)).toEqual(["retry"]);
+    // The poison copy would come back for hours; the real event is still in the outbox.
+    await db()
+      .$executeRaw`DELETE FROM pgboss.job WHERE name = 'receipts' AND data->>'messageId' = ${messageId}`;
+  });
+});

@@ -1,0 +1,9 @@
+export {
+  CONSUMER_DEFAULTS,
+  type ConsumePass,
+  type ConsumerOptions,
+  consumeReceipts,
+  startReceiptsConsumer,
+} from "./consumer";
+export { type IssueOutcome, issueReceipt, RECEIPTS_CONSUMER } from "./issue";
+export { receiptView, type TReceiptView } from "./view";

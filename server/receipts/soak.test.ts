@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { db } from "../db";
+import { paymentMessageId } from "../outbox";
+import { takeMessagingTurn } from "../outbox/testing/exclusive";
+import { type MessagingProcess, type Role, startMessagingProcess } from "../outbox/testing/processes";
+import { waitFor } from "../outbox/testing/queue";
+import { createTestOrder, newKey, payUntilSettled, startTestProvider } from "../payments/testing/support";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+
+/**
+ * 200 payments while two relays and two consumers, each a real process, die at random between
+ * publishing and marking sent, or between issuing a receipt and acknowledging it, and are
+ * restarted. In the end every succeeded payment has exactly one receipt, and no declined one has.
+ */
+const FAILPOINTS = "relay_after_publish@0.2,consumer_after_receipt@0.05";
+
+let release: () => Promise<void>;
+let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let account: TestAccount;
+beforeAll(async () => {
+  release = await takeMessagingTurn();
+  provider = await startTestProvider();
+  account = await createTestAccount("soak");
+}, 180_000);
+afterAll(async () => {
+  await provider?.stop();
+  await release?.();
+});
+
+/** Keeps one process of the role running, restarting it whenever it dies, until stopped. */
+function supervise(role: Role, crashes: Record<Role, number>) {
+  let stopping = false;
+  let current: MessagingProcess | null = null;
+  const loop = (async () => {
+    while (!stopping) {
+      current = await startMessagingProcess([role], {
+        CHECKOUT_FAILPOINTS: FAILPOINTS,
+        RELAY_BATCH_SIZE: "5",
+        CONSUMER_BATCH_SIZE: "5",
+      });
+      if ((await current.exited) === "SIGKILL") crashes[role]++;
+    }
+  })();
+  return async () => {
+    stopping = true;
+    await current?.stop();
+    await loop;
+  };
+}
+
+it("200 payments with random relay and consumer crashes: one receipt per succeeded payment, none for a declined one", async () => {
+  const crashes: Record<Role, number> = { relay: 0, consumer: 0 };
+  const stops = (["relay", "relay", "consumer", "consumer"] as const).map((role) => supervise(role, crashes));
+  const succeeded = new Map<string, string>();
+  const declined = new Map<string, string>();
+  const started = Date.now();
+  let paidAt = 0;
+  try {
+    const methods = ["pm_card_visa", "pm_card_visa", "pm_card_visa", "pm_card_declined"];
+    for (let batch = 0; batch < 20; batch++) {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const order = await createTestOrder(account, [
+            { sku: "SOCKS-WOOL", quantity: 1 + ((batch + i) % 3) },
+          ]);
+          const method = methods[(batch * 10 + i) % methods.length] as string;
+          const paid = await payUntilSettled(
+            account,
+            newKey(),
+            { orderId: order.id, paymentMethod: method },
+            provider.client,
+          );
+          const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
+          if (paid.ok) succeeded.set(order.id, paymentMessageId("payment.succeeded", payment.id));
+          else if (paid.error.code === "PAYMENT_REQUIRED")
+            declined.set(order.id, paymentMessageId("payment.declined", payment.id));
+          else throw new Error(`payment did not settle: ${paid.error.code} ${paid.error.message}`);
+        }),
+      );
+    }
+    expect([succeeded.size, declined.size]).toEqual([150, 50]);
+    paidAt = Date.now();
+
+    const messageIds = [...succeeded.values(), ...declined.values()];
+    const orderIds = [...succeeded.keys(), ...declined.keys()];
+    await waitFor(
+      "every event published and every delivery acknowledged",
+      async () => {
+        const [row] = await db().$queryRaw<{ unsent: number; unfinished: number; receipts: number }[]>`
+          SELECT (SELECT count(*)::int FROM outbox_messages WHERE id = ANY(${messageIds}) AND sent_at IS NULL) AS unsent,
+                 (SELECT count(*)::int FROM pgboss.job WHERE name = 'receipts' AND state < 'completed'
+                     AND data->>'messageId' = ANY(${messageIds})) AS unfinished,
+                 (SELECT count(*)::int FROM receipts WHERE order_id = ANY(${orderIds}::uuid[])) AS receipts`;
+        return row?.unsent === 0 && row.unfinished === 0 && row.receipts >= succeeded.size;
+      },
+      60_000,
+    );
+  } finally {
+    console.info(`soak: payments took ${paidAt - started} ms, draining ${Date.now() - paidAt} ms more`);
+    await Promise.all(stops.map((stop) => stop()));
+  }
+
+  const receipts = await db().receipt.findMany({
+    where: { orderId: { in: [...succeeded.keys(), ...declined.keys()] } },
+  });
+  const byOrder = new Map<string, string[]>();
+  for (const r of receipts) byOrder.set(r.orderId, [...(byOrder.get(r.orderId) ?? []), r.messageId]);
+  for (const [orderId, messageId] of succeeded) expect(byOrder.get(orderId), orderId).toEqual([messageId]);
+  for (const orderId of declined.keys()) expect(byOrder.get(orderId), orderId).toBeUndefined();
+  expect(
+    await db().processedMessage.count({
+      where: { consumer: "receipts", messageId: { in: [...succeeded.values()] } },
+    }),
+  ).toBe(succeeded.size);
+
+  // The crashes happened, and made duplicates that the consumer had to recognise.
+  expect(crashes.relay).toBeGreaterThan(0);
+  expect(crashes.consumer).toBeGreaterThan(0);
+  const [deliveries] = await db().$queryRaw<{ jobs: number; redelivered: number; failed: number }[]>`
+    SELECT count(*)::int AS jobs, count(*) FILTER (WHERE retry_count > 0)::int AS redelivered,
+           count(*) FILTER (WHERE state = 'failed')::int AS failed
+      FROM pgboss.job WHERE name = 'receipts' AND data->>'messageId' = ANY(${[...succeeded.values()]})`;
+  expect(deliveries?.failed).toBe(0);
+  expect((deliveries?.jobs ?? 0) + (deliveries?.redelivered ?? 0)).toBeGreaterThan(succeeded.size);
+  console.info(
+    `soak: ${crashes.relay} relay and ${crashes.consumer} consumer crashes, ${deliveries?.jobs} publications and ${deliveries?.redelivered} redeliveries for ${succeeded.size} receipts`,
+  );
+}, 120_000);
