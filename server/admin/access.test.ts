@@ -19,6 +19,7 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "reconcile.latest": () => admin.reconcile.latest(),
   "outcomes.chart": () => admin.outcomes.chart(),
   "outcomes.totals": () => admin.outcomes.totals(),
+  "outbox.stats": () => admin.outbox.stats(),
 });
 
 describe("admin procedures", () => {

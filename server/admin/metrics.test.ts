@@ -50,6 +50,9 @@ describe("/api/metrics", () => {
       expect(text).toMatch(new RegExp(`^idempotency_keys\\{state="${state}"\\} \\d+$`, "m"));
     }
     expect(sample(text, "ledger_balanced")).toBe(1);
+    expect(text).toMatch(/^outbox_messages\{state="pending"\} \d+$/m);
+    expect(text).toMatch(/^consumer_processed_messages_total\{consumer="receipts"\} \d+$/m);
+    expect(text).toMatch(/^outbox_oldest_pending_age_seconds \d+$/m);
     expect(text).toContain("# TYPE idempotency_outcomes_total counter");
     expect(text.endsWith("\n")).toBe(true);
   });

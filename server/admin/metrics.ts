@@ -3,6 +3,7 @@ import type { Db } from "../db";
 import { env } from "../env";
 import { OUTCOMES, type Outcome, outcomeTotals } from "../idempotency";
 import { verifyLedger } from "../ledger";
+import { type OutboxStats, outboxStats } from "../outbox/stats";
 import { latestReconciliation } from "../payments/reconciler";
 import { countKeysByState } from "./keys";
 import { KEY_STATES, type TKeyState } from "./schemas";
@@ -13,20 +14,23 @@ export interface MetricsSnapshot {
   ledgerBalanced: boolean;
   /** Mismatches in the reconciler's latest report; null before its first run. */
   reconciliationMismatches: number | null;
+  outbox: OutboxStats;
 }
 
 export async function collectMetrics(prisma: Db): Promise<MetricsSnapshot> {
-  const [outcomes, keys, ledger, reconciliation] = await Promise.all([
+  const [outcomes, keys, ledger, reconciliation, outbox] = await Promise.all([
     outcomeTotals(prisma),
     countKeysByState(prisma),
     verifyLedger(prisma),
     latestReconciliation(prisma),
+    outboxStats(prisma),
   ]);
   return {
     outcomes,
     keys,
     ledgerBalanced: ledger.balanced,
     reconciliationMismatches: reconciliation ? reconciliation.mismatches.length : null,
+    outbox,
   };
 }
 
@@ -42,6 +46,16 @@ export function renderPrometheus(m: MetricsSnapshot): string {
     "# HELP ledger_balanced 1 when every ledger transaction and currency sums to zero and balances match their entries.",
     "# TYPE ledger_balanced gauge",
     `ledger_balanced ${m.ledgerBalanced ? 1 : 0}`,
+    "# HELP outbox_messages Outbox messages by state.",
+    "# TYPE outbox_messages gauge",
+    `outbox_messages{state="pending"} ${m.outbox.pending}`,
+    `outbox_messages{state="sent"} ${m.outbox.sent}`,
+    "# HELP outbox_oldest_pending_age_seconds Age of the oldest unsent outbox message (0 when none).",
+    "# TYPE outbox_oldest_pending_age_seconds gauge",
+    `outbox_oldest_pending_age_seconds ${m.outbox.oldestPendingAgeSeconds ?? 0}`,
+    "# HELP consumer_processed_messages_total Messages the receipts consumer has processed, each once.",
+    "# TYPE consumer_processed_messages_total counter",
+    `consumer_processed_messages_total{consumer="receipts"} ${m.outbox.processed}`,
   ];
   if (m.reconciliationMismatches !== null) {
     lines.push(

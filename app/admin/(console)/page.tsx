@@ -9,11 +9,12 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminOverviewPage() {
   const admin = await adminCaller();
-  const [chart, counts, ledger, reconciliation] = await Promise.all([
+  const [chart, counts, ledger, reconciliation, outbox] = await Promise.all([
     admin.outcomes.chart(),
     admin.keys.counts(),
     admin.ledger.verify(),
     admin.reconcile.latest(),
+    admin.outbox.stats(),
   ]);
   return (
     <>
@@ -68,6 +69,32 @@ export default async function AdminOverviewPage() {
             )}{" "}
             <Link href="/admin/ledger">Ledger and reconciler</Link>
           </p>
+        </section>
+
+        <section className="card" aria-labelledby="outbox-heading">
+          <h2 id="outbox-heading">Outbox and receipts</h2>
+          <ul className="counts">
+            <li>
+              <span>Pending</span> <strong data-testid="outbox-pending">{outbox.pending}</strong>
+            </li>
+            <li>
+              <span>Sent</span> <strong data-testid="outbox-sent">{outbox.sent}</strong>
+            </li>
+            <li>
+              <span>Oldest pending</span>{" "}
+              <strong>
+                {outbox.oldestPendingAgeSeconds === null ? "—" : `${outbox.oldestPendingAgeSeconds} s`}
+              </strong>
+            </li>
+            <li>
+              <span>Failing</span>{" "}
+              <strong className={outbox.failing > 0 ? "error" : undefined}>{outbox.failing}</strong>
+            </li>
+            <li>
+              <span>Receipts consumer processed</span>{" "}
+              <strong data-testid="consumer-processed">{outbox.processed}</strong>
+            </li>
+          </ul>
         </section>
       </div>
     </>

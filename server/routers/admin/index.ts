@@ -2,6 +2,7 @@ import { router } from "../../trpc";
 import { adminKeysRouter } from "./keys";
 import { adminLedgerRouter } from "./ledger";
 import { adminOrdersRouter } from "./orders";
+import { adminOutboxRouter } from "./outbox";
 import { adminOutcomesRouter } from "./outcomes";
 import { adminReconcileRouter } from "./reconcile";
 
@@ -12,4 +13,5 @@ export const adminRouter = router({
   ledger: adminLedgerRouter,
   reconcile: adminReconcileRouter,
   outcomes: adminOutcomesRouter,
+  outbox: adminOutboxRouter,
 });

@@ -16,6 +16,7 @@ const MISMATCH_LABELS: Record<string, string> = {
   currency_mismatch: "Currency mismatch",
   declined_with_postings: "Declined, yet booked",
   charge_missing_at_provider: "Charge missing at provider",
+  succeeded_without_receipt: "Succeeded, no receipt",
 };
 
 async function runReconciliation(_previous: RunState, _form: FormData): Promise<RunState> {
