@@ -73,6 +73,9 @@ test("a shopper goes from the catalogue to a receipt; a double-click on Pay char
   expect(key).toMatch(UUID);
   expect(new Set(payments.keys())).toEqual(new Set([key]));
   expect(payments.exchanges[0]?.input).toEqual({ orderId, paymentMethod: "pm_card_visa" });
+  // The receipt comes through the outbox, the relay and the receipts service, then shows up here.
+  await expect(page.getByTestId("receipt-number")).toHaveText(/^R-\d{4}-\d{6}$/, { timeout: 20_000 });
+  await expect(page.getByTestId("receipt").getByRole("row")).toHaveCount(4); // header, two lines, total
   expect(paid?.key).toBe(key);
 });
 

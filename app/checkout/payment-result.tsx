@@ -1,9 +1,11 @@
 import Link from "next/link";
 import { paymentMethodLabel } from "@/app/_checkout/payment-methods";
 import { formatMoney } from "@/app/money";
+import { ReceiptStatus } from "./receipt";
 
 interface PaidPayment {
   id: string;
+  orderId: string;
   amount: number;
   currency: string;
   status: string;
@@ -42,6 +44,7 @@ export function PaymentResult({
           </>
         )}
       </dl>
+      <ReceiptStatus orderId={payment.orderId} />
       <p>
         <Link href="/">Continue shopping</Link>
       </p>

@@ -1,0 +1,67 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/app/_trpc/client";
+import { formatMoney } from "@/app/money";
+
+const GIVE_UP_AFTER_MS = 60_000;
+
+/**
+ * The receipt arrives a moment after the payment, through the outbox and the receipts
+ * service: poll the order until it is there.
+ */
+export function ReceiptStatus({ orderId }: { orderId: string }) {
+  const trpc = useTRPC();
+  const [since] = useState(() => Date.now());
+  const { data } = useQuery(
+    trpc.orders.get.queryOptions(
+      { orderId },
+      {
+        refetchInterval: (q) =>
+          q.state.data?.receipt || Date.now() - since > GIVE_UP_AFTER_MS ? false : 1000,
+      },
+    ),
+  );
+  const receipt = data?.receipt;
+  if (!receipt) {
+    return (
+      <p className="muted" role="status" data-testid="receipt-pending">
+        Issuing your receipt…
+      </p>
+    );
+  }
+  return (
+    <section aria-labelledby="receipt-heading" className="receipt" data-testid="receipt">
+      <h4 id="receipt-heading">
+        Receipt <span data-testid="receipt-number">{receipt.number}</span>
+      </h4>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col">Qty</th>
+            <th scope="col">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          {receipt.lines.map((line) => (
+            <tr key={line.sku}>
+              <td>{line.name}</td>
+              <td>{line.quantity}</td>
+              <td>{formatMoney(line.lineTotal, receipt.currency)}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={2}>
+              Total
+            </th>
+            <td>{formatMoney(receipt.total, receipt.currency)}</td>
+          </tr>
+        </tfoot>
+      </table>
+    </section>
+  );
+}
