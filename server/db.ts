@@ -1,11 +1,18 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { requireDatabaseUrl } from "./env";
 import { PrismaClient } from "./generated/prisma/client";
 
 export type Db = PrismaClient;
 
 export function createPrismaClient(connectionString: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: 10 }) });
+  // Our own pool, so that a connection cut by a database restart is logged rather than thrown
+  // as an uncaught 'error' event that would take the whole server down.
+  const pool = new pg.Pool({ connectionString, max: 10, allowExitOnIdle: true });
+  const warn = (error: Error) => console.warn(`database connection failed: ${error.message}`);
+  pool.on("error", warn);
+  pool.on("connect", (client) => client.on("error", warn));
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
 }
 
 // One client per process; Next's dev server reloads modules, so keep it on globalThis.
