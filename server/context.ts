@@ -12,6 +12,8 @@ export interface Context {
   resHeaders: Headers;
   /** The payment provider; tests may pass their own, the app uses the configured one. */
   provider?: PaymentProvider;
+  /** How the call arrived: idempotent procedures refuse batches and streamed (jsonl) answers. */
+  transport: { batched: boolean; streamed: boolean };
 }
 
 /** The context without HTTP: tests build it directly and call procedures through createCaller. */
@@ -21,6 +23,7 @@ export function createContextInner(opts: {
   reqHeaders?: Headers;
   resHeaders?: Headers;
   provider?: PaymentProvider;
+  transport?: Context["transport"];
 }): Context {
   return {
     prisma: opts.prisma ?? db(),
@@ -28,14 +31,28 @@ export function createContextInner(opts: {
     reqHeaders: opts.reqHeaders ?? new Headers(),
     resHeaders: opts.resHeaders ?? new Headers(),
     provider: opts.provider,
+    transport: opts.transport ?? { batched: false, streamed: false },
   };
 }
 
-export async function createContext(opts: { req: Request; resHeaders: Headers }): Promise<Context> {
+export async function createContext(opts: {
+  req: Request;
+  resHeaders: Headers;
+  info?: { isBatchCall: boolean; accept: string | null };
+}): Promise<Context> {
   const prisma = db();
   const principal = await authenticate(prisma, opts.req.headers, {
     sessionSecret: env.SESSION_SECRET,
     adminToken: env.ADMIN_TOKEN,
   });
-  return createContextInner({ prisma, principal, reqHeaders: opts.req.headers, resHeaders: opts.resHeaders });
+  return createContextInner({
+    prisma,
+    principal,
+    reqHeaders: opts.req.headers,
+    resHeaders: opts.resHeaders,
+    transport: {
+      batched: opts.info?.isBatchCall ?? false,
+      streamed: opts.info?.accept === "application/jsonl",
+    },
+  });
 }

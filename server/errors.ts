@@ -5,7 +5,11 @@ import { TRPCError } from "@trpc/server";
  * on "order already paid"). The tRPC error formatter copies them to `error.data.details`.
  */
 export class ErrorDetails extends Error {
-  constructor(readonly details: Record<string, unknown>) {
+  constructor(
+    readonly details: Record<string, unknown>,
+    /** Set when the outcome may change soon: not stored, and the client is told when to retry. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super("error details");
   }
 }
@@ -18,15 +22,18 @@ export const domainErrors = {
   notFound: (what: string) => new TRPCError({ code: "NOT_FOUND", message: `${what} not found.` }),
   invalid: (message: string, details?: Record<string, unknown>) =>
     new TRPCError({ code: "BAD_REQUEST", message, cause: details ? new ErrorDetails(details) : undefined }),
+  /**
+   * Final when the other payment succeeded. While it is still pending it may yet be declined, so
+   * the answer is not stored and says when to ask again.
+   */
   orderAlreadyPaid: (payment: { id: string; status: string }) =>
     new TRPCError({
       code: "CONFLICT",
       message: `Order already paid: payment ${payment.id} is ${payment.status}.`,
-      cause: new ErrorDetails({
-        reason: "order_already_paid",
-        paymentId: payment.id,
-        paymentStatus: payment.status,
-      }),
+      cause: new ErrorDetails(
+        { reason: "order_already_paid", paymentId: payment.id, paymentStatus: payment.status },
+        payment.status === "succeeded" ? undefined : 1,
+      ),
     }),
   paymentDeclined: (payment: { id: string }, code: string | null, message: string | null) =>
     new TRPCError({

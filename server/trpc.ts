@@ -19,6 +19,8 @@ const t = initTRPC
       const { stack: _stack, ...data } = shape.data;
       return {
         ...shape,
+        // An unexpected error's own message may name internals (SQL, env variables): logged, not sent.
+        message: error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error." : shape.message,
         data: {
           ...data,
           ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
@@ -51,6 +53,14 @@ export const adminProcedure = t.procedure.use(({ ctx, next }) => {
 });
 
 const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
+  // A batch (even of one) or a streamed answer could not carry this call's own status and
+  // headers, so its replay could not be exact.
+  if (ctx.transport.batched || ctx.transport.streamed) {
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: "Idempotent procedures cannot be batched or streamed: send them one per request.",
+    });
+  }
   const parsed = parseIdempotencyKey(ctx.reqHeaders.get("idempotency-key"));
   if (!parsed.ok) throw new TRPCError({ code: "BAD_REQUEST", message: parsed.reason });
   return next({ ctx: { idempotencyKey: parsed.key } });

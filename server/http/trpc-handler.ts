@@ -24,8 +24,17 @@ function errorResponse(
 
 function proceduresOf(req: Request): { paths: string[]; batched: boolean } {
   const url = new URL(req.url);
-  const path = url.pathname.slice(url.pathname.indexOf(TRPC_ENDPOINT) + TRPC_ENDPOINT.length + 1);
-  return { paths: decodeURIComponent(path).split(","), batched: url.searchParams.get("batch") === "1" };
+  // Trimmed of slashes as tRPC trims them, so `a,b/` names the same procedures it will run.
+  const path = url.pathname
+    .slice(url.pathname.indexOf(TRPC_ENDPOINT) + TRPC_ENDPOINT.length)
+    .replace(/^\/+|\/+$/g, "");
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape names no procedure; tRPC answers it as not found.
+  }
+  return { paths: decoded.split(","), batched: url.searchParams.get("batch") === "1" };
 }
 
 function isIdempotent(router: AnyTRPCRouter, path: string): boolean {
@@ -54,7 +63,7 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
   const { paths, batched } = proceduresOf(req);
   const idempotent = paths.some((p) => isIdempotent(router, p));
   if (idempotent) {
-    if (batched && paths.length > 1) {
+    if (batched) {
       return errorResponse(
         400,
         "BAD_REQUEST",

@@ -11,50 +11,60 @@ export interface AbandonedKey {
   leaseSeconds: number;
 }
 
+export interface AbandonedCandidate {
+  id: bigint;
+  fence: number;
+  accountId: string;
+  key: string;
+  requestParams: unknown;
+  leaseSeconds: number;
+}
+
+/** After this many attempts a key is left for an operator (it shows as abandoned on the admin page). */
+export const MAX_ATTEMPTS = 12;
+
 /**
- * Takes over keys of one procedure whose attempt stopped mid-way: in progress, lease run out (or
- * released), idle for a while, and past the given recovery points. Each takeover is the same
- * fenced conditional UPDATE a retrying client uses, so several completers can run at once.
+ * Keys of one procedure whose attempt stopped mid-way: in progress, lease run out (or released),
+ * past the given recovery points, and idle for a while that doubles with every attempt, so a key
+ * that keeps failing is retried ever more slowly and, after MAX_ATTEMPTS, not at all.
  */
-export async function takeOverAbandonedKeys(
+export async function findAbandonedKeys(
   prisma: Db,
   opts: { procedure: string; skipRecoveryPoints?: string[]; idleSeconds?: number; limit?: number },
-): Promise<AbandonedKey[]> {
-  const candidates = await prisma.$queryRaw<
-    {
-      id: bigint;
-      fence: number;
-      account_id: string;
-      key: string;
-      request_params: unknown;
-      lease_seconds: number;
-    }[]
-  >`
-    SELECT id, fence, account_id::text, key, request_params, lease_seconds FROM idempotency_keys
+): Promise<AbandonedCandidate[]> {
+  const idle = opts.idleSeconds ?? 5;
+  return prisma.$queryRaw<AbandonedCandidate[]>`
+    SELECT id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
+           lease_seconds AS "leaseSeconds"
+      FROM idempotency_keys
      WHERE state = 'in_progress' AND procedure = ${opts.procedure}
        AND (locked_until IS NULL OR locked_until <= now())
-       AND updated_at <= now() - make_interval(secs => ${opts.idleSeconds ?? 5})
+       AND attempts < ${MAX_ATTEMPTS}
+       AND updated_at <= now() - make_interval(secs => ${idle} * power(2, least(attempts - 1, 8)))
        AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))
      ORDER BY updated_at
      LIMIT ${opts.limit ?? 20}`;
-  const taken: AbandonedKey[] = [];
-  for (const c of candidates) {
-    const won = await takeOverKey(prisma, c.id, c.fence, c.lease_seconds);
-    if (!won) continue;
-    counters.increment("lease_takeover");
-    taken.push({
-      owner: new KeyOwner(
-        prisma,
-        c.id,
-        won.fence,
-        won.recoveryPoint,
-        `${c.account_id}\n${c.key}`,
-        IDEMPOTENCY_DEFAULTS.transactionTimeoutMs,
-      ),
-      accountId: c.account_id,
-      requestParams: c.request_params,
-      leaseSeconds: c.lease_seconds,
-    });
-  }
-  return taken;
+}
+
+/**
+ * Takes one candidate over with the same fenced conditional UPDATE a retrying client uses, just
+ * before driving it, so several completers (and clients) can run at once. Null when another won.
+ */
+export async function takeOverAbandoned(prisma: Db, c: AbandonedCandidate): Promise<AbandonedKey | null> {
+  const won = await takeOverKey(prisma, c.id, c.fence, c.leaseSeconds);
+  if (!won) return null;
+  counters.increment("lease_takeover");
+  return {
+    owner: new KeyOwner(
+      prisma,
+      c.id,
+      won.fence,
+      won.recoveryPoint,
+      `${c.accountId}\n${c.key}`,
+      IDEMPOTENCY_DEFAULTS.transactionTimeoutMs,
+    ),
+    accountId: c.accountId,
+    requestParams: c.requestParams,
+    leaseSeconds: c.leaseSeconds,
+  };
 }

@@ -1,4 +1,10 @@
-export { type AbandonedKey, takeOverAbandonedKeys } from "./abandoned";
+export {
+  type AbandonedCandidate,
+  type AbandonedKey,
+  findAbandonedKeys,
+  MAX_ATTEMPTS,
+  takeOverAbandoned,
+} from "./abandoned";
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";

@@ -109,7 +109,13 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       o.transactionTimeoutMs,
     );
     try {
-      return await runAsOwner(ctx.prisma, owner, o.leaseSeconds, () => next({ ctx: { idempotency: owner } }));
+      const result = await runAsOwner(ctx.prisma, owner, o.leaseSeconds, () =>
+        next({ ctx: { idempotency: owner } }),
+      );
+      const retryAfter =
+        !result.ok && result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds;
+      if (retryAfter) ctx.resHeaders.set("Retry-After", String(retryAfter));
+      return result;
     } catch (error) {
       if (error instanceof LeaseLostError) {
         throw inFlight(ctx.resHeaders, o.retryAfterSeconds, "This attempt lost its lease to a retry.");
@@ -147,14 +153,17 @@ export async function runAsOwner<R extends Settled>(
       return { ...result, data };
     }
     if (result.error.cause instanceof LeaseLostError) throw result.error.cause;
-    if (getStatus(result.error) < 500) {
+    const transient =
+      result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds !== undefined;
+    if (getStatus(result.error) < 500 && !transient) {
       // A business outcome decided by the handler: remembered and replayed.
       const stored = storedError(result.error);
       await finishWith(prisma, owner, stored.status, stored.body);
       counters.increment("completed");
       return result;
     }
-    // Unexpected: its transaction rolled back, so give the key back for an immediate retry.
+    // Unexpected, or an outcome that may still change: its transaction rolled back, so give the
+    // key back for the retry.
     if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message))
       counters.increment("released");
     return result;

@@ -125,11 +125,14 @@ export async function recordProgress(tx: Tx, id: bigint, fence: number, recovery
   return (rows[0]?.n ?? 0) === 1;
 }
 
-/** Renews the lease of a long-running owner; false means the key was taken over. */
+/**
+ * Renews the lease of a long-running owner; false means the key was taken over or released (a
+ * renewal racing the release must not lock the key again).
+ */
 export async function renewLease(prisma: Db, id: bigint, fence: number): Promise<boolean> {
   const n = await prisma.$executeRaw`
     UPDATE idempotency_keys SET locked_until = now() + make_interval(secs => lease_seconds)
-     WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'`;
+     WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress' AND locked_until IS NOT NULL`;
   return n === 1;
 }
 

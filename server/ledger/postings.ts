@@ -8,7 +8,11 @@ const HOUSE_ACCOUNTS = [
 ] as const;
 
 async function houseAccountIds(tx: Tx, currency: string): Promise<Record<string, number>> {
-  for (const a of HOUSE_ACCOUNTS) {
+  // Insert only what is missing: ON CONFLICT DO NOTHING would still burn a sequence value.
+  const existing = await tx.ledgerAccount.count({
+    where: { currency, code: { in: HOUSE_ACCOUNTS.map((a) => a.code) } },
+  });
+  for (const a of existing === HOUSE_ACCOUNTS.length ? [] : HOUSE_ACCOUNTS) {
     await tx.$executeRaw`
       INSERT INTO ledger_accounts (code, name, currency, normal_side)
       VALUES (${a.code}, ${a.name}, ${currency}, ${a.normalSide})

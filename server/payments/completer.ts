@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { LeaseLostError, runAsOwner, takeOverAbandonedKeys } from "../idempotency";
+import { findAbandonedKeys, LeaseLostError, runAsOwner, takeOverAbandoned } from "../idempotency";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export const PAYMENT_PROCEDURE = "payments.create";
@@ -7,21 +7,25 @@ export const PAYMENT_PROCEDURE = "payments.create";
 /**
  * Finds payments whose attempt died after phase 1 (the client may never come back) and drives
  * each to completion through the same phases as a request, so a charge the provider made is
- * always booked. Returns how many keys it settled.
+ * always booked. Each key is taken over just before it is driven, and one key's failure never
+ * stops the others. Returns how many keys it settled.
  */
 export async function completeAbandonedPayments(
   deps: PaymentDeps,
   opts: { idleSeconds?: number; limit?: number } = {},
 ) {
-  const abandoned = await takeOverAbandonedKeys(deps.prisma, {
+  const candidates = await findAbandonedKeys(deps.prisma, {
     procedure: PAYMENT_PROCEDURE,
     skipRecoveryPoints: [RECOVERY.started],
     idleSeconds: opts.idleSeconds ?? 5,
     limit: opts.limit ?? 20,
   });
   let settled = 0;
-  for (const { owner, accountId, requestParams, leaseSeconds } of abandoned) {
+  for (const candidate of candidates) {
     try {
+      const taken = await takeOverAbandoned(deps.prisma, candidate);
+      if (!taken) continue;
+      const { owner, accountId, requestParams, leaseSeconds } = taken;
       const result = await runAsOwner(deps.prisma, owner, leaseSeconds, async () => {
         try {
           return {
@@ -43,7 +47,7 @@ export async function completeAbandonedPayments(
         settled++;
       }
     } catch (error) {
-      if (!(error instanceof LeaseLostError)) throw error;
+      if (!(error instanceof LeaseLostError)) console.warn(`completer: key ${candidate.id} failed:`, error);
     }
   }
   return settled;

@@ -130,3 +130,27 @@ it("through HTTP, a provider fault asked for by header (charged, response droppe
   expect(retry.status).toBe(200);
   await expectOneSettledPayment(order.id, key, retry.text);
 });
+
+it.each([
+  ["a batch of one", "/api/trpc/payments.create?batch=1", {}],
+  ["a batch behind a trailing slash", "/api/trpc/orders.get,payments.create/?batch=1", {}],
+  ["a streamed (jsonl) answer", "/api/trpc/payments.create", { "trpc-accept": "application/jsonl" }],
+])("refuses %s of an idempotent procedure with 400 and runs nothing", async (_label, path, extra) => {
+  const order = await createTestOrder(account);
+  const key = newKey();
+  const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+  const batched = path.includes("batch=1");
+  const res = await fetch(`${api.url}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${account.token}`,
+      "idempotency-key": key,
+      ...extra,
+    },
+    body: JSON.stringify(batched ? { 0: { orderId: order.id }, 1: input } : input),
+  });
+  expect(res.status).toBe(400);
+  expect(await db().payment.count({ where: { orderId: order.id } })).toBe(0);
+  expect(await db().idempotencyKey.count({ where: { accountId: account.id, key } })).toBe(0);
+});

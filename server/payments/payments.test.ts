@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import type { Charge, PaymentProvider } from "./provider";
+import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import {
   createTestOrder,
   ledgerForOrder,
@@ -131,15 +131,65 @@ describe("payments.create", () => {
         pay(alice, newKey(), input, provider.client),
       ]);
       const winners = [a, b].filter((o) => o.ok);
-      const losers = [a, b].filter((o) => !o.ok);
+      const loser = [a, b].find((o) => !o.ok);
       expect(winners).toHaveLength(1);
-      const loser = losers[0];
       expect(loser && !loser.ok && loser.error.code).toBe("CONFLICT");
       expect(loser && !loser.ok && loser.error.message).toMatch(/already paid/i);
-      expect(loser?.headers.get("retry-after")).toBeNull();
+      // While the winner was still pending the answer may change, so it says when to ask again.
+      const pending = loser && !loser.ok && loser.error.message.includes("is pending");
+      expect(loser?.headers.get("retry-after")).toBe(pending ? "1" : null);
       expect(await db().payment.count({ where: { orderId: order.id } })).toBe(1);
       expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
     }
+  });
+
+  it("'already paid' against a pending payment is not stored; against a succeeded one it is", async () => {
+    const order = await createTestOrder(alice);
+    const input = { orderId: order.id, paymentMethod: "pm_card_slow" };
+    const slow = pay(alice, newKey(), input, provider.client);
+    await new Promise((r) => setTimeout(r, 400));
+    const otherKey = newKey();
+    const early = await pay(alice, otherKey, input, provider.client);
+    expect(!early.ok && early.error.code).toBe("CONFLICT");
+    expect(early.headers.get("retry-after")).toBe("1");
+    const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: alice.id, key: otherKey } });
+    expect([row.state, row.lockedUntil]).toEqual(["in_progress", null]);
+    expect((await slow).ok).toBe(true);
+    const late = await payUntilSettled(alice, otherKey, input, provider.client);
+    expect(!late.ok && late.error.message).toMatch(/already paid: payment .* is succeeded/i);
+    expect(late.headers.get("retry-after")).toBeNull();
+    const replay = await pay(alice, otherKey, input, provider.client);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+  });
+
+  it("a provider 4xx that proves nothing (a gateway's 403) after a dropped charge does not free the order", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+    let call = 0;
+    const gateway: PaymentProvider = {
+      createCharge: (charge, k) => {
+        call++;
+        if (call === 1) return provider.client.createCharge(charge, k, { fault: "drop" });
+        if (call === 2)
+          return Promise.reject(
+            new ProviderError("HTTP 403 from a gateway", { kind: "rejected", status: 403 }),
+          );
+        return provider.client.createCharge(charge, k);
+      },
+      getCharge: (id) => provider.client.getCharge(id),
+      listCharges: (opts) => provider.client.listCharges(opts),
+    };
+    expect((await pay(alice, key, input, gateway)).ok).toBe(false);
+    const forbidden = await pay(alice, key, input, gateway);
+    expect(!forbidden.ok && forbidden.error.code).toBe("SERVICE_UNAVAILABLE");
+    expect((await db().payment.findFirstOrThrow({ where: { orderId: order.id } })).status).toBe("pending");
+    const otherTab = await pay(alice, newKey(), input, gateway);
+    expect(!otherTab.ok && otherTab.error.message).toMatch(/already paid/i);
+    const retry = await payUntilSettled(alice, key, input, gateway);
+    expect(retry.ok && retry.data.status).toBe("succeeded");
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
   });
 
   it("a provider 5xx leaves the key retryable and the retry charges once", async () => {

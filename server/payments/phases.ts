@@ -107,7 +107,15 @@ async function createPendingPayment(tx: Tx, owner: KeyOwner, accountId: string, 
   return tx.payment.findUniqueOrThrow({ where: { id } });
 }
 
-/** The charge, or why the provider refused the request for good (a 4xx other than a conflict). */
+/**
+ * Provider answers that say this request can never succeed, whatever earlier attempts did. Any
+ * other 4xx (a gateway's 403, a rotated secret's 401, a 404 from a proxy) proves nothing about a
+ * charge an earlier attempt may have made: it is treated as unavailable, never as a refusal that
+ * would free the order for a second charge.
+ */
+const DEFINITE_REFUSALS = new Set(["payment_method_unknown", "parameter_invalid"]);
+
+/** The charge, or why the provider refused the request for good. */
 async function chargeProvider(
   provider: PaymentProvider,
   payment: Payment,
@@ -130,8 +138,9 @@ async function chargeProvider(
     return charge;
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
-    if (error.retryable) throw domainErrors.providerUnavailable(error.kind);
-    return { refused: error.message };
+    if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
+      return { refused: error.message };
+    throw domainErrors.providerUnavailable(error.kind);
   }
 }
 

@@ -9,7 +9,8 @@ export type MismatchKind =
   | "currency_mismatch"
   | "declined_with_postings"
   | "charge_missing_at_provider"
-  | "succeeded_without_receipt";
+  | "succeeded_without_receipt"
+  | "stale_pending_payment";
 
 export interface Mismatch {
   kind: MismatchKind;
@@ -39,7 +40,12 @@ export const CHARGE_SOURCE = "idempotent-checkout";
  */
 export async function runReconciliation(
   deps: { prisma: Db; provider: PaymentProvider },
-  opts: { windowStart?: Date; graceSeconds?: number; receiptGraceSeconds?: number } = {},
+  opts: {
+    windowStart?: Date;
+    graceSeconds?: number;
+    receiptGraceSeconds?: number;
+    pendingGraceSeconds?: number;
+  } = {},
 ): Promise<ReconciliationReport> {
   const startedAt = new Date();
   const windowStart = opts.windowStart ?? new Date(startedAt.getTime() - 24 * 3600_000);
@@ -143,6 +149,19 @@ export async function runReconciliation(
       paymentId: payment.id,
       chargeId: payment.providerChargeId,
       detail: `succeeded at ${payment.updatedAt.toISOString()}, still no receipt`,
+    });
+  }
+
+  // A payment the completer could not settle (provider down for long, a key given up after
+  // MAX_ATTEMPTS): it holds its order, so an operator must look at it.
+  const pendingCutoff = startedAt.getTime() - (opts.pendingGraceSeconds ?? 600) * 1000;
+  for (const payment of payments) {
+    if (payment.status !== "pending" || payment.createdAt.getTime() > pendingCutoff) continue;
+    mismatches.push({
+      kind: "stale_pending_payment",
+      paymentId: payment.id,
+      chargeId: payment.providerChargeId,
+      detail: `pending since ${payment.createdAt.toISOString()}`,
     });
   }
 

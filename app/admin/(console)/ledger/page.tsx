@@ -17,6 +17,7 @@ const MISMATCH_LABELS: Record<string, string> = {
   declined_with_postings: "Declined, yet booked",
   charge_missing_at_provider: "Charge missing at provider",
   succeeded_without_receipt: "Succeeded, no receipt",
+  stale_pending_payment: "Pending for too long",
 };
 
 async function runReconciliation(_previous: RunState, _form: FormData): Promise<RunState> {
