@@ -147,7 +147,8 @@ export function classifyFailure(error: unknown, now: number): Verdict {
   const text = (name: string) => (typeof details[name] === "string" ? (details[name] as string) : null);
   const message = e.message || "The payment was refused.";
   if (status === 409) {
-    // With Retry-After: our own key is still in flight. Without: another key holds the order.
+    // With Retry-After: our key is in flight, or another key's payment of this order is still
+    // pending (it may yet be declined). Without: another key has paid the order.
     if (retryAfterMs !== null) return { kind: "retry", reason: "in_flight", retryAfterMs };
     if (text("reason") === "order_already_paid") {
       return {
