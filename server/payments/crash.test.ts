@@ -92,11 +92,14 @@ describe.each(CRASH_POINTS)("SIGKILL %s", (point) => {
   it("with no retry, the completer finishes it; a late retry sees the stored response", async () => {
     const { order, key, body } = await crashAt(point);
     await waitForLease();
-    const settled = await completeAbandonedPayments(
-      { prisma: db(), provider: provider.client },
-      { idleSeconds: 0 },
-    );
-    expect(settled).toBeGreaterThanOrEqual(1);
+    // Two completers at once (two worker processes): the fenced takeover lets only one drive it.
+    const deps = { prisma: db(), provider: provider.client };
+    await Promise.all([
+      completeAbandonedPayments(deps, { idleSeconds: 0 }),
+      completeAbandonedPayments(deps, { idleSeconds: 0 }),
+    ]);
+    const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+    expect([row.state, row.fence]).toEqual(["completed", 2]);
     const late = await postPayment(api.url, account.token, key, body);
     expect([late.status, late.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
     await expectOneSettledPayment(order.id, key, late.text);

@@ -9,6 +9,9 @@ import { Facts, Mono } from "../../_components/ui";
 
 export const dynamic = "force-dynamic";
 
+// A report can list thousands of mismatches; a page that long helps nobody.
+const SHOWN_MISMATCHES = 50;
+
 const MISMATCH_LABELS: Record<string, string> = {
   charge_without_postings: "Charge without postings",
   postings_without_charge: "Postings without charge",
@@ -118,7 +121,7 @@ export default async function AdminLedgerPage() {
                     </tr>
                   </thead>
                   <tbody>
-                    {report.mismatches.map((m) => (
+                    {report.mismatches.slice(0, SHOWN_MISMATCHES).map((m) => (
                       <tr key={`${m.kind}:${m.paymentId}:${m.chargeId}`}>
                         <td data-label="Kind">{MISMATCH_LABELS[m.kind] ?? m.kind}</td>
                         <td data-label="Payment">{m.paymentId ? <Mono>{m.paymentId}</Mono> : "—"}</td>
@@ -128,6 +131,12 @@ export default async function AdminLedgerPage() {
                     ))}
                   </tbody>
                 </table>
+                {report.mismatches.length > SHOWN_MISMATCHES && (
+                  <p className="muted">
+                    The first {SHOWN_MISMATCHES} of {report.mismatches.length} are shown; all are in the
+                    report (admin.reconcile.latest).
+                  </p>
+                )}
               </div>
             )}
           </>
@@ -139,7 +148,8 @@ export default async function AdminLedgerPage() {
       <section className="card" aria-labelledby="balances-heading">
         <h2 id="balances-heading">Account balances</h2>
         <div className="table-scroll">
-          <table>
+          {/* Cards on phones: balances grow long enough to push a three-column table off screen. */}
+          <table className="responsive">
             <thead>
               <tr>
                 <th scope="col">Account</th>
@@ -152,11 +162,13 @@ export default async function AdminLedgerPage() {
             <tbody>
               {balances.map((b) => (
                 <tr key={`${b.code}-${b.currency}`}>
-                  <td>
+                  <td data-label="Account">
                     {b.name} <span className="muted">({b.code})</span>
                   </td>
-                  <td>{b.normalSide}</td>
-                  <td className="num">{formatMoney(b.balanceMinor, b.currency)}</td>
+                  <td data-label="Normal side">{b.normalSide}</td>
+                  <td data-label="Balance" className="num">
+                    {formatMoney(b.balanceMinor, b.currency)}
+                  </td>
                 </tr>
               ))}
             </tbody>
