@@ -8,7 +8,15 @@ export type Db = PrismaClient;
 export function createPrismaClient(connectionString: string): PrismaClient {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
-  const pool = new pg.Pool({ connectionString, max: 10, allowExitOnIdle: true });
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    allowExitOnIdle: true,
+    // Bounds, so that one stuck request cannot hold locks or connections for ever.
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: 30_000,
+    idle_in_transaction_session_timeout: 60_000,
+  });
   const warn = (error: Error) => console.warn(`database connection failed: ${error.message}`);
   pool.on("error", warn);
   pool.on("connect", (client) => client.on("error", warn));
