@@ -128,10 +128,13 @@ describe("the contract", () => {
   });
 
   it("rejects an unauthenticated call with 401 and stores nothing", async () => {
-    const ctx = contextFor(null, { "idempotency-key": randomUUID() });
+    const key = randomUUID();
+    const ctx = contextFor(null, { "idempotency-key": key });
     await expect(createTestCaller(ctx).effect({ amount: 1, note: "x" })).rejects.toMatchObject({
       code: "UNAUTHORIZED",
     });
+    expect(await db().idempotencyKey.count({ where: { key } })).toBe(0);
+    expect(await db().$queryRaw<unknown[]>`SELECT 1 FROM idem_test_effects WHERE key = ${key}`).toEqual([]);
   });
 
   it("does not store input validation failures", async () => {

@@ -174,7 +174,7 @@ describe("an expired key not yet swept", () => {
   ])("reused with %s runs the handler again as a new request", async (_label, second) => {
     const account = await createAccount("reuse");
     const key = randomUUID();
-    const first = await call(account, key, { amount: 10, note: "again" });
+    await call(account, key, { amount: 10, note: "again" });
     const old = await prisma.idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
     await setKeys(account, [key], "expire");
 
@@ -182,7 +182,6 @@ describe("an expired key not yet swept", () => {
     expect(reused.error).toBeUndefined();
     expect(reused.headers.get("idempotent-replayed")).toBeNull();
     expect(reused.data).toMatchObject(second);
-    expect(JSON.stringify(reused.data)).not.toBe(JSON.stringify(first.data));
     expect(runs.get(`${account.id}/${key}`)).toBe(2);
 
     const fresh = await prisma.idempotencyKey.findFirstOrThrow({

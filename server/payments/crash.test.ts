@@ -39,12 +39,12 @@ afterAll(async () => {
   await provider?.stop();
 });
 
-async function crashAt(point: string) {
+async function crashAt(point: string, leaseSeconds = LEASE_SECONDS) {
   const order = await createTestOrder(account);
   const key = newKey();
   const doomed = await startApiProcess({
     PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_LEASE_SECONDS: String(LEASE_SECONDS),
+    PAYMENT_LEASE_SECONDS: String(leaseSeconds),
     CHECKOUT_FAILPOINTS: point,
   });
   const body = { orderId: order.id, paymentMethod: "pm_card_visa" };
@@ -107,7 +107,8 @@ describe.each(CRASH_POINTS)("SIGKILL %s", (point) => {
 });
 
 it("a retry while the dead attempt's lease is still live is told to wait, not run twice", async () => {
-  const { key, body } = await crashAt("after_provider_charge");
+  // A long lease, so that a slow machine cannot let it run out before the retry.
+  const { key, body } = await crashAt("after_provider_charge", 60);
   const early = await postPayment(api.url, account.token, key, body);
   expect(early.status).toBe(409);
   expect(early.headers.get("retry-after")).toBe("1");

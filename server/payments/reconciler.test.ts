@@ -4,7 +4,7 @@ import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
-import { createTestOrder, newKey, payUntilSettled, startTestProvider } from "./testing/support";
+import { createTestOrder, newKey, payMany, startTestProvider } from "./testing/support";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let account: TestAccount;
@@ -76,28 +76,9 @@ describe("the reconciler", () => {
     const faulty = await startTestProvider({ PROVIDER_FAULTS: "error:0.1,drop:0.1,latency:0-40" });
     try {
       const windowStart = new Date(Date.now() - 1000);
-      const methods = ["pm_card_visa", "pm_card_visa", "pm_card_visa", "pm_card_declined"];
-      const outcomes = new Map<string, "succeeded" | "declined">();
       // Ten clients at a time, each retrying its key until the payment settles.
-      for (let batch = 0; batch < 20; batch++) {
-        await Promise.all(
-          Array.from({ length: 10 }, async (_, i) => {
-            const order = await createTestOrder(account, [
-              { sku: "SOCKS-WOOL", quantity: 1 + ((batch + i) % 3) },
-            ]);
-            const method = methods[(batch * 10 + i) % methods.length] as string;
-            const outcome = await payUntilSettled(
-              account,
-              newKey(),
-              { orderId: order.id, paymentMethod: method },
-              faulty.client,
-            );
-            if (outcome.ok) outcomes.set(order.id, "succeeded");
-            else if (outcome.error.code === "PAYMENT_REQUIRED") outcomes.set(order.id, "declined");
-            else throw new Error(`payment did not settle: ${outcome.error.code} ${outcome.error.message}`);
-          }),
-        );
-      }
+      const settled = await payMany(account, faulty.client, { count: 200, concurrency: 10 });
+      const outcomes = new Map(settled.map((o) => [o.orderId, o.outcome]));
       expect([...outcomes.values()].filter((o) => o === "succeeded")).toHaveLength(150);
 
       // Every order: exactly one charge at the provider; a balanced booking for each success only.

@@ -4,7 +4,7 @@ import { paymentMessageId } from "../outbox";
 import { takeMessagingTurn } from "../outbox/testing/exclusive";
 import { type MessagingProcess, type Role, startMessagingProcess } from "../outbox/testing/processes";
 import { waitFor } from "../outbox/testing/queue";
-import { createTestOrder, newKey, payUntilSettled, startTestProvider } from "../payments/testing/support";
+import { payMany, startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 
 /**
@@ -56,27 +56,9 @@ it("200 payments with random relay and consumer crashes: one receipt per succeed
   const started = Date.now();
   let paidAt = 0;
   try {
-    const methods = ["pm_card_visa", "pm_card_visa", "pm_card_visa", "pm_card_declined"];
-    for (let batch = 0; batch < 20; batch++) {
-      await Promise.all(
-        Array.from({ length: 10 }, async (_, i) => {
-          const order = await createTestOrder(account, [
-            { sku: "SOCKS-WOOL", quantity: 1 + ((batch + i) % 3) },
-          ]);
-          const method = methods[(batch * 10 + i) % methods.length] as string;
-          const paid = await payUntilSettled(
-            account,
-            newKey(),
-            { orderId: order.id, paymentMethod: method },
-            provider.client,
-          );
-          const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
-          if (paid.ok) succeeded.set(order.id, paymentMessageId("payment.succeeded", payment.id));
-          else if (paid.error.code === "PAYMENT_REQUIRED")
-            declined.set(order.id, paymentMessageId("payment.declined", payment.id));
-          else throw new Error(`payment did not settle: ${paid.error.code} ${paid.error.message}`);
-        }),
-      );
+    for (const o of await payMany(account, provider.client, { count: 200, concurrency: 10 })) {
+      const topic = o.outcome === "succeeded" ? "payment.succeeded" : "payment.declined";
+      (o.outcome === "succeeded" ? succeeded : declined).set(o.orderId, paymentMessageId(topic, o.paymentId));
     }
     expect([succeeded.size, declined.size]).toEqual([150, 50]);
     paidAt = Date.now();

@@ -77,3 +77,50 @@ export async function ledgerForOrder(orderId: string) {
 }
 
 export const newKey = () => randomUUID();
+
+export interface SettledOrder {
+  orderId: string;
+  paymentId: string;
+  outcome: "succeeded" | "declined";
+}
+
+/**
+ * `count` payments, `concurrency` clients at a time, each retrying its own key until the
+ * payment settles; one in four uses a declined card. Throws if any does not settle.
+ */
+export async function payMany(
+  account: TestAccount,
+  provider: PaymentProvider,
+  opts: { count: number; concurrency: number },
+): Promise<SettledOrder[]> {
+  const methods = ["pm_card_visa", "pm_card_visa", "pm_card_visa", "pm_card_declined"];
+  const settled: SettledOrder[] = [];
+  for (let start = 0; start < opts.count; start += opts.concurrency) {
+    const batch = Array.from({ length: Math.min(opts.concurrency, opts.count - start) }, (_, i) => start + i);
+    await Promise.all(
+      batch.map(async (n) => {
+        const order = await createTestOrder(account, [{ sku: "SOCKS-WOOL", quantity: 1 + (n % 3) }]);
+        const method = methods[n % methods.length] as string;
+        const paid = await payUntilSettled(
+          account,
+          newKey(),
+          { orderId: order.id, paymentMethod: method },
+          provider,
+        );
+        if (!paid.ok && paid.error.code !== "PAYMENT_REQUIRED") {
+          throw new Error(`payment did not settle: ${paid.error.code} ${paid.error.message}`);
+        }
+        const payment = await db().payment.findFirstOrThrow({
+          where: { orderId: order.id },
+          select: { id: true },
+        });
+        settled.push({
+          orderId: order.id,
+          paymentId: payment.id,
+          outcome: paid.ok ? "succeeded" : "declined",
+        });
+      }),
+    );
+  }
+  return settled;
+}
