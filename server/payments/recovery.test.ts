@@ -136,8 +136,8 @@ describe.each([
         });
         return row;
       },
-      // Its capped backoff, a few tries of idle time, and the worker's 2 s tick.
-      (MAX_BACKOFF_SECONDS + 5 + 2) * 1000 * 3,
+      // Its capped backoff, idle time and the worker's 2 s tick, with room for a loaded machine.
+      (MAX_BACKOFF_SECONDS + 5 + 2) * 1000 * 6,
     );
     expect(settled.status).toBe("succeeded");
     const charges = await providerChargesForOrder(httpProvider({ baseUrl: provider.url }), order.id, since);
@@ -153,5 +153,5 @@ describe.each([
     expect([late.status, late.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
     await provider.stop();
     provider = null;
-  }, 120_000);
+  }, 180_000);
 });
