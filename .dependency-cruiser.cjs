@@ -63,7 +63,8 @@ module.exports = {
     {
       name: "ledger-below-payments",
       severity: "error",
-      comment: "The ledger books what payments tell it; it knows nothing of payments, the outbox or receipts.",
+      comment:
+        "The ledger books what payments tell it; it knows nothing of payments, the outbox or receipts.",
       from: { path: "^server/ledger/", pathNot: TESTS },
       to: { path: "^server/(payments|outbox|receipts)/" },
     },
