@@ -1,6 +1,7 @@
 import { type Db, db } from "./db";
 import { requireDatabaseUrl } from "./env";
 import { counters, sweepExpiredKeys } from "./idempotency";
+import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments } from "./payments/completer";
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
@@ -37,7 +38,9 @@ export function startBackgroundJobs(
       busy = true;
       const p = job
         .run()
-        .catch((error: unknown) => console.warn(`background job ${job.name} failed:`, error))
+        .catch((error: unknown) =>
+          logger.warn({ job: job.name, err: errorField(error) }, "background job failed"),
+        )
         .finally(() => {
           busy = false;
           running.delete(p);
@@ -71,10 +74,7 @@ export function startMessaging(prisma: Db, options: Partial<TransportOptions> = 
         ];
         return { transport, pollers };
       } catch (error) {
-        console.warn(
-          "message transport did not start, retrying:",
-          error instanceof Error ? error.message : error,
-        );
+        logger.warn({ err: errorField(error), retryInMs: delayMs }, "message transport did not start");
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delayMs);
           timer.unref();

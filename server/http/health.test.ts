@@ -1,14 +1,22 @@
 import { expect, it } from "vitest";
 import { createPrismaClient } from "../db";
-import { checkHealth } from "./health";
+import { checkLiveness, checkReadiness, healthResponse } from "./health";
 
-it("is ok when the database answers", async () => {
-  expect(await checkHealth()).toEqual({ status: "ok", database: "up" });
+it("liveness answers 200 without asking the database", async () => {
+  const res = healthResponse(checkLiveness());
+  expect([res.status, await res.json()]).toEqual([200, { status: "ok" }]);
 });
 
-it("is unavailable when the database does not answer", async () => {
-  const unreachable = createPrismaClient("postgresql://postgres@127.0.0.1:1/nowhere");
-  const health = await checkHealth(unreachable);
-  expect([health.status, health.database]).toEqual(["unavailable", "down"]);
+it("readiness is 200 when the database answers", async () => {
+  const res = healthResponse(await checkReadiness());
+  expect([res.status, await res.json()]).toEqual([200, { status: "ok", database: "up" }]);
+});
+
+it("readiness is 503 when the database does not answer, and names no host, user or cause", async () => {
+  const unreachable = createPrismaClient("postgresql://secretuser@127.0.0.1:1/nowhere");
+  const res = healthResponse(await checkReadiness(unreachable));
+  const text = await res.text();
+  expect([res.status, JSON.parse(text)]).toEqual([503, { status: "unavailable", database: "down" }]);
+  expect(text).not.toMatch(/secretuser|nowhere|127\.0\.0\.1|ECONNREFUSED|connect/i);
   await unreachable.$disconnect();
 });

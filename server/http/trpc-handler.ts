@@ -2,9 +2,13 @@ import type { AnyTRPCRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
 import { env } from "../env";
-import { parseIdempotencyKey } from "../idempotency";
+import { parseIdempotencyKey, type RequestObservation } from "../idempotency";
+import { errorField, type Logger, logger } from "../log";
+import { type Metrics, metrics } from "../metrics";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
+import { MAX_BATCH_CALLS } from "./batch-limit";
+import { requestIdOf } from "./request-id";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -37,9 +41,17 @@ function proceduresOf(req: Request): { paths: string[]; batched: boolean } {
   return { paths: decoded.split(","), batched: url.searchParams.get("batch") === "1" };
 }
 
+type Procedures = Record<string, { _def: { meta?: Meta } } | undefined>;
+
 function isIdempotent(router: AnyTRPCRouter, path: string): boolean {
-  const procedure = (router._def.procedures as Record<string, { _def: { meta?: Meta } } | undefined>)[path];
-  return procedure?._def.meta?.idempotent === true;
+  return (router._def.procedures as Procedures)[path]?._def.meta?.idempotent === true;
+}
+
+/** The metrics label: a procedure the router has, so a caller cannot invent label values. */
+function procedureLabel(router: AnyTRPCRouter, paths: string[]): string {
+  if (paths.length > 1) return "(batch)";
+  const path = paths[0] ?? "";
+  return (router._def.procedures as Procedures)[path] ? path : "(unknown)";
 }
 
 /** Reads at most `cap` bytes; null when the body is larger. */
@@ -55,12 +67,70 @@ async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBu
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+export interface EdgeDeps {
+  log?: Logger;
+  metrics?: Metrics;
+}
+
 /**
- * The HTTP edge of the API. For idempotent procedures the Idempotency-Key header is checked
- * first; then bodies over the published cap are refused with 413 before anything reads them.
+ * The HTTP edge of the API: every request gets an id (`X-Request-Id`, the caller's or a new
+ * one), one log line and one latency sample, however it ends.
  */
-export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = appRouter): Promise<Response> {
+export async function handleTrpcRequest(
+  req: Request,
+  router: AnyTRPCRouter = appRouter,
+  deps: EdgeDeps = {},
+): Promise<Response> {
+  const log = deps.log ?? logger;
+  const started = performance.now();
+  const requestId = requestIdOf(req.headers);
   const { paths, batched } = proceduresOf(req);
+  const observation: RequestObservation = {};
+  let response: Response;
+  try {
+    response = await answer(req, router, paths, batched, observation, log.child({ requestId }));
+  } catch (error) {
+    log.error({ requestId, err: errorField(error) }, "request failed");
+    response = errorResponse(500, "INTERNAL_SERVER_ERROR", -32603, "Internal server error.");
+  }
+  response.headers.set("X-Request-Id", requestId);
+  const seconds = (performance.now() - started) / 1000;
+  const procedure = procedureLabel(router, paths);
+  (deps.metrics ?? metrics).requestDuration.observe({ procedure, status: String(response.status) }, seconds);
+  log.info(
+    {
+      requestId,
+      method: req.method,
+      procedure: paths.length > 1 ? paths.map((p) => procedureLabel(router, [p])) : procedure,
+      status: response.status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      ...(observation.idempotency ? { idempotency: observation.idempotency } : {}),
+    },
+    "request",
+  );
+  return response;
+}
+
+/**
+ * For idempotent procedures the Idempotency-Key header is checked first; batches over the cap
+ * are refused; bodies over the published cap are refused with 413 before anything reads them.
+ */
+async function answer(
+  req: Request,
+  router: AnyTRPCRouter,
+  paths: string[],
+  batched: boolean,
+  observation: RequestObservation,
+  log: Logger,
+): Promise<Response> {
+  if (batched && paths.length > MAX_BATCH_CALLS) {
+    return errorResponse(
+      400,
+      "BAD_REQUEST",
+      -32600,
+      `A batch may carry at most ${MAX_BATCH_CALLS} calls; this one has ${paths.length}.`,
+    );
+  }
   const idempotent = paths.some((p) => isIdempotent(router, p));
   if (idempotent) {
     if (batched) {
@@ -94,10 +164,10 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
     endpoint: TRPC_ENDPOINT,
     req: request,
     router,
-    createContext,
+    createContext: (opts) => createContext({ ...opts, observation }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR")
-        console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
+        log.error({ procedure: path ?? null, err: errorField(error.cause ?? error) }, "procedure failed");
     },
   });
 }

@@ -1,5 +1,13 @@
 import { TRPCError } from "@trpc/server";
-import { findAbandonedKeys, LeaseLostError, runAsOwner, takeOverAbandoned } from "../idempotency";
+import type { Db } from "../db";
+import {
+  abandonedKeyStats,
+  findAbandonedKeys,
+  LeaseLostError,
+  runAsOwner,
+  takeOverAbandoned,
+} from "../idempotency";
+import { errorField, logger } from "../log";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export const PAYMENT_PROCEDURE = "payments.create";
@@ -47,8 +55,14 @@ export async function completeAbandonedPayments(
         settled++;
       }
     } catch (error) {
-      if (!(error instanceof LeaseLostError)) console.warn(`completer: key ${candidate.id} failed:`, error);
+      if (!(error instanceof LeaseLostError))
+        logger.warn({ job: "completer", keyId: String(candidate.id), err: errorField(error) }, "key failed");
     }
   }
   return settled;
+}
+
+/** The completer's backlog, for /api/metrics: payments past phase 1 whose attempt is gone. */
+export function completerBacklog(prisma: Db) {
+  return abandonedKeyStats(prisma, { procedure: PAYMENT_PROCEDURE, skipRecoveryPoints: [RECOVERY.started] });
 }

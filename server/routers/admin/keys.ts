@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
-import { ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
+import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
 import { MAX_KEY_LENGTH } from "../../idempotency";
 import { adminProcedure, router } from "../../trpc";
@@ -19,7 +19,7 @@ export const ZListKeys = z
 
 /** The key row's id (a string: it is a BigInt), or the account and the key the client sent. */
 export const ZKeyRef = z.union([
-  z.object({ id: z.string().regex(/^\d{1,19}$/, "must be a key id") }),
+  z.object({ id: ZInt8Id }),
   z.object({ accountId: z.uuid(), key: z.string().min(1).max(MAX_KEY_LENGTH) }),
 ]);
 

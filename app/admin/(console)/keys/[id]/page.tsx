@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { isInt8Id } from "@/server/admin/schemas";
 import { adminCaller } from "@/server/admin/session";
 import { utc } from "../../../_components/format";
 import { LiveRefresh } from "../../../_components/live-refresh";
@@ -21,7 +22,7 @@ const EVENT_LABELS: Record<string, string> = {
 export default async function AdminKeyPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const admin = await adminCaller();
-  if (!/^\d{1,19}$/.test(id)) notFound();
+  if (!isInt8Id(id)) notFound();
   const key = await admin.keys.get({ id }).catch((error: unknown) => {
     if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
     throw error;
