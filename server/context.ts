@@ -45,6 +45,7 @@ export async function createContext(opts: {
   resHeaders: Headers;
   info?: { isBatchCall: boolean; accept: string | null };
   observation?: RequestObservation;
+  provider?: PaymentProvider;
 }): Promise<Context> {
   const prisma = db();
   const principal = await authenticate(prisma, opts.req.headers, {
@@ -61,5 +62,6 @@ export async function createContext(opts: {
       streamed: opts.info?.accept === "application/jsonl",
     },
     observation: opts.observation,
+    provider: opts.provider,
   });
 }

@@ -5,6 +5,7 @@ import { env } from "../env";
 import { parseIdempotencyKey, type RequestObservation } from "../idempotency";
 import { errorField, type Logger, logger } from "../log";
 import { type Metrics, metrics } from "../metrics";
+import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { MAX_BATCH_CALLS } from "./batch-limit";
@@ -70,6 +71,8 @@ async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBu
 export interface EdgeDeps {
   log?: Logger;
   metrics?: Metrics;
+  /** The payment provider; the configured one when omitted (tests pass their own). */
+  provider?: PaymentProvider;
 }
 
 /**
@@ -88,7 +91,14 @@ export async function handleTrpcRequest(
   const observation: RequestObservation = {};
   let response: Response;
   try {
-    response = await answer(req, router, paths, batched, observation, log.child({ requestId }));
+    response = await answer(req, router, {
+      paths,
+      batched,
+      observation,
+      log,
+      requestId,
+      deps,
+    });
   } catch (error) {
     log.error({ requestId, err: errorField(error) }, "request failed");
     response = errorResponse(500, "INTERNAL_SERVER_ERROR", -32603, "Internal server error.");
@@ -118,11 +128,16 @@ export async function handleTrpcRequest(
 async function answer(
   req: Request,
   router: AnyTRPCRouter,
-  paths: string[],
-  batched: boolean,
-  observation: RequestObservation,
-  log: Logger,
+  call: {
+    paths: string[];
+    batched: boolean;
+    observation: RequestObservation;
+    log: Logger;
+    requestId: string;
+    deps: EdgeDeps;
+  },
 ): Promise<Response> {
+  const { paths, batched, observation, log } = call;
   if (batched && paths.length > MAX_BATCH_CALLS) {
     return errorResponse(
       400,
@@ -164,10 +179,13 @@ async function answer(
     endpoint: TRPC_ENDPOINT,
     req: request,
     router,
-    createContext: (opts) => createContext({ ...opts, observation }),
+    createContext: (opts) => createContext({ ...opts, observation, provider: call.deps.provider }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR")
-        log.error({ procedure: path ?? null, err: errorField(error.cause ?? error) }, "procedure failed");
+        log.error(
+          { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause ?? error) },
+          "procedure failed",
+        );
     },
   });
 }

@@ -25,7 +25,10 @@ export const REDACTED_PATHS = [
 ];
 
 type ErrorListener = (args: unknown[]) => void;
-const errorListeners = new Set<ErrorListener>();
+// Beside the logger on globalThis: a re-evaluated module must reach the listeners the logger calls.
+const holder = globalThis as unknown as { logger?: Logger; logErrorListeners?: Set<ErrorListener> };
+holder.logErrorListeners ??= new Set();
+const errorListeners = holder.logErrorListeners;
 
 /** Called with the arguments of every line logged at error level or above (the tests' guard). */
 export function onErrorLogged(listener: ErrorListener): () => void {
@@ -58,7 +61,6 @@ export function createLogger(
 }
 
 // One logger per process; Next's dev server reloads modules, so keep it on globalThis.
-const holder = globalThis as unknown as { logger?: Logger };
 holder.logger ??= createLogger();
 export const logger: Logger = holder.logger;
 
