@@ -47,7 +47,7 @@ describe("/api/metrics", () => {
     }
     const series = 'idempotency_outcomes_total{outcome="fingerprint_mismatch"}';
     expect(sample(text, series) - sample(before, series)).toBeGreaterThanOrEqual(3);
-    for (const state of ["in_progress", "completed", "abandoned", "expired"]) {
+    for (const state of ["in_progress", "needs_attention", "abandoned", "completed", "expired"]) {
       expect(text).toMatch(new RegExp(`^idempotency_keys\\{state="${state}"\\} \\d+$`, "m"));
     }
     expect(text).toMatch(/^completer_backlog_keys \d+$/m);
