@@ -3,13 +3,13 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
 import { env } from "../env";
 import { parseIdempotencyKey, type RequestObservation } from "../idempotency";
-import { errorField, type Logger, logger } from "../log";
-import { type Metrics, metrics } from "../metrics";
+import { errorField, type Logger } from "../log";
+import type { Metrics } from "../metrics";
 import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { MAX_BATCH_CALLS } from "./batch-limit";
-import { requestIdOf } from "./request-id";
+import { observeRequest } from "./request-log";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -75,50 +75,23 @@ export interface EdgeDeps {
   provider?: PaymentProvider;
 }
 
-/**
- * The HTTP edge of the API: every request gets an id (`X-Request-Id`, the caller's or a new
- * one), one log line and one latency sample, however it ends.
- */
-export async function handleTrpcRequest(
+/** The HTTP edge of the API, each request observed (id, log line, latency) by observeRequest. */
+export function handleTrpcRequest(
   req: Request,
   router: AnyTRPCRouter = appRouter,
   deps: EdgeDeps = {},
 ): Promise<Response> {
-  const log = deps.log ?? logger;
-  const started = performance.now();
-  const requestId = requestIdOf(req.headers);
   const { paths, batched } = proceduresOf(req);
-  const observation: RequestObservation = {};
-  let response: Response;
-  try {
-    response = await answer(req, router, {
-      paths,
-      batched,
-      observation,
-      log,
-      requestId,
-      deps,
-    });
-  } catch (error) {
-    log.error({ requestId, err: errorField(error) }, "request failed");
-    response = errorResponse(500, "INTERNAL_SERVER_ERROR", -32603, "Internal server error.");
-  }
-  response.headers.set("X-Request-Id", requestId);
-  const seconds = (performance.now() - started) / 1000;
-  const procedure = procedureLabel(router, paths);
-  (deps.metrics ?? metrics).requestDuration.observe({ procedure, status: String(response.status) }, seconds);
-  log.info(
+  return observeRequest(
+    req,
     {
-      requestId,
-      method: req.method,
-      procedure: paths.length > 1 ? paths.map((p) => procedureLabel(router, [p])) : procedure,
-      status: response.status,
-      durationMs: Math.round(seconds * 10_000) / 10,
-      ...(observation.idempotency ? { idempotency: observation.idempotency } : {}),
+      procedure: procedureLabel(router, paths),
+      logged: paths.length > 1 ? paths.map((p) => procedureLabel(router, [p])) : undefined,
     },
-    "request",
+    (observed) => answer(req, router, { paths, batched, ...observed, deps }),
+    () => errorResponse(500, "INTERNAL_SERVER_ERROR", -32603, "Internal server error."),
+    deps,
   );
-  return response;
 }
 
 /**
