@@ -91,6 +91,34 @@ describe("one log line per request", () => {
       expect(text).not.toContain(secret);
   });
 
+  it("logs a duplicate that finds the key in flight as a 409 with the key's row id", async () => {
+    const key = randomUUID();
+    const headers = { authorization: `Bearer ${alice.token}`, "idempotency-key": key };
+    const input = { orderId: await newOrder(), paymentMethod: "pm_card_slow" };
+    lines = [];
+    const slow = call("payments.create", { body: input, headers: { ...headers, "x-request-id": "slow" } });
+    let row: { id: bigint } | undefined;
+    while (!row) {
+      await new Promise((r) => setTimeout(r, 20));
+      [row] = await db().$queryRaw<{ id: bigint }[]>`
+        SELECT id FROM idempotency_keys WHERE account_id = ${alice.id}::uuid AND key = ${key}`;
+    }
+    const duplicate = await call("payments.create", {
+      body: input,
+      headers: { ...headers, "x-request-id": "dup" },
+    });
+    expect([duplicate.status, (await slow).status]).toEqual([409, 200]);
+    const byId = Object.fromEntries(logged().map((e) => [e.requestId, e]));
+    expect(byId.dup).toMatchObject({
+      status: 409,
+      idempotency: { keyId: String(row.id), fence: 1, outcome: "conflict_in_flight" },
+    });
+    expect(byId.slow).toMatchObject({
+      status: 200,
+      idempotency: { keyId: String(row.id), outcome: "completed" },
+    });
+  });
+
   it("gives a request without a usable X-Request-Id a fresh one, and logs requests that fail early", async () => {
     lines = [];
     const res = await call("payments.create", {
