@@ -1,6 +1,6 @@
 import { type Db, db } from "./db";
 import { requireDatabaseUrl } from "./env";
-import { counters, sweepExpiredKeys } from "./idempotency";
+import { startCounterFlush, sweepExpiredKeys } from "./idempotency";
 import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments, completerOptions } from "./payments/completer";
@@ -30,7 +30,6 @@ export function startBackgroundJobs(
       everyMs: 2_000,
       run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
     },
-    { name: "counters", everyMs: 5_000, run: () => counters.flush(prisma) },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
     { name: "reconciler", everyMs: 10 * 60_000, run: () => runReconciliation({ prisma, provider }) },
   ];
@@ -55,9 +54,11 @@ export function startBackgroundJobs(
     return timer;
   });
   const stopMessaging = startMessaging(prisma);
+  const stopFlush = startCounterFlush(prisma);
   return async () => {
     for (const t of timers) clearInterval(t);
     await Promise.allSettled([...running, stopMessaging()]);
+    await stopFlush();
   };
 }
 

@@ -9,7 +9,14 @@ export {
   type RecoveryBackoff,
   takeOverAbandoned,
 } from "./abandoned";
-export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
+export {
+  counters,
+  OUTCOMES,
+  type Outcome,
+  outcomeSeries,
+  outcomeTotals,
+  startCounterFlush,
+} from "./counters";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
