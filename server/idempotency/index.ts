@@ -29,5 +29,5 @@ export {
   runAsOwner,
 } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export { recordKeyEvent, type Tx } from "./store";
+export { recordKeyEvent } from "./store";
 export { sweepExpiredKeys } from "./sweep";
