@@ -17,6 +17,7 @@ export {
   outcomeTotals,
   startCounterFlush,
 } from "./counters";
+export { ErrorDetails } from "./error-details";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";

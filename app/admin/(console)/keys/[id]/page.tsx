@@ -3,7 +3,7 @@ import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { isInt8Id } from "@/server/admin/schemas";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
 import { LiveRefresh } from "../../../_components/live-refresh";
 import { PaymentTrail } from "../../../_components/payment-trail";
