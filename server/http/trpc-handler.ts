@@ -5,6 +5,7 @@ import { env } from "../env";
 import { parseIdempotencyKey } from "../idempotency";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
+import { readCapped } from "./capped-body";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -40,19 +41,6 @@ function proceduresOf(req: Request): { paths: string[]; batched: boolean } {
 function isIdempotent(router: AnyTRPCRouter, path: string): boolean {
   const procedure = (router._def.procedures as Record<string, { _def: { meta?: Meta } } | undefined>)[path];
   return procedure?._def.meta?.idempotent === true;
-}
-
-/** Reads at most `cap` bytes; null when the body is larger. */
-async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > cap) return null;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
 }
 
 /**
