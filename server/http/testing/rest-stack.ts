@@ -64,7 +64,7 @@ export function restPay(
   base: string,
   token: string,
   key: string | undefined,
-  body: { orderId: string; paymentMethod: string },
+  body: { orderId: string; paymentMethod: string; [field: string]: unknown },
   headers: Record<string, string> = {},
 ) {
   return call(base, "POST", "/api/v1/payments", { token, key, body, headers });
