@@ -11,9 +11,15 @@ test("the API reference at /docs/api renders the OpenAPI document and shows the 
     if (!url.startsWith(origin) && !url.startsWith("data:") && !url.startsWith("blob:")) elsewhere.push(url);
   });
   await page.goto("/docs/api");
-  await expect(page.getByText("Pay an order (idempotent)").first()).toBeVisible({ timeout: 30_000 });
-  await expect(page.getByText("Idempotency-Key").first()).toBeVisible();
-  await expect(page.getByText("/payments").first()).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Idempotent Checkout API" })).toBeVisible({
+    timeout: 30_000,
+  });
+  // The sidebar lists the operations by tag; opening "payments" shows the idempotent one.
+  await page.getByRole("button", { name: "payments", exact: true }).first().click();
+  await page.getByText("Pay an order (idempotent)").first().click();
+  const operation = page.getByRole("heading", { name: "Pay an order (idempotent)" });
+  await expect(operation).toBeVisible();
+  await expect(page.getByText("Idempotency-Key", { exact: true }).first()).toBeVisible();
   expect(elsewhere).toEqual([]);
 });
 

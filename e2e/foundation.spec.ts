@@ -44,7 +44,7 @@ test('the README\'s "Try the API" commands, run as written: catalogue, an order,
 
   expect(run.stdout).toContain('"sku":"TEE-CLASSIC"');
   // The two `curl -si` answers: status line, headers, blank line, body.
-  const answers = run.stdout.split(/(?=^HTTP\/1\.1 )/m).filter((part) => part.startsWith("HTTP/"));
+  const answers = run.stdout.split(/(?=HTTP\/1\.1 \d{3} )/).filter((part) => part.startsWith("HTTP/"));
   expect(answers).toHaveLength(2);
   const [first, again] = answers.map((raw) => {
     const [head = "", body = ""] = raw.split(/\r\n\r\n/);
