@@ -17,7 +17,7 @@ const DESCRIPTION = `The checkout's REST API: the same procedures and the same i
 
 Authenticate with \`Authorization: Bearer <API key>\` (demo keys: \`sk_test_alice\`, \`sk_test_bob\`). Amounts are integer minor units of their currency.
 
-**Idempotency.** \`POST /payments\` requires an \`Idempotency-Key\` header (IETF draft-ietf-httpapi-idempotency-key-header). Keys are scoped to the account and kept for **${IDEMPOTENCY_DEFAULTS.ttlSeconds / 3600} hours** after the first request; a replay answers the first response's status and body with \`Idempotent-Replayed: true\`.
+**Idempotency.** \`POST /payments\` requires an \`Idempotency-Key\` header (IETF draft-ietf-httpapi-idempotency-key-header). Keys are scoped to the account and kept for **${IDEMPOTENCY_DEFAULTS.ttlSeconds / 3600} hours** after the request completes; a replay answers the first response's status and body with \`Idempotent-Replayed: true\`.
 
 **Errors** are RFC 9457 problem details (\`${PROBLEM_CONTENT_TYPE}\`), documented at \`${PROBLEM_DOCS_PATH}\`:
 

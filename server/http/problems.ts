@@ -40,6 +40,12 @@ export const PROBLEM_TYPES = {
     description:
       "The payment provider refused the payment for good (unknown payment method). Stored and replayed.",
   },
+  "payment-abandoned": {
+    status: 402,
+    title: "Payment abandoned",
+    description:
+      "The payment was abandoned before it reached the payment provider; nothing was charged. Stored and replayed.",
+  },
   "order-already-paid": {
     status: 409,
     title: "Order already paid",
@@ -136,7 +142,13 @@ export function problemFromError(error: TRPCError, status: number): TProblem {
   }
   switch (error.code) {
     case "PAYMENT_REQUIRED":
-      return withDetails(reason === "card_declined" ? "card-declined" : "payment-refused");
+      return withDetails(
+        reason === "card_declined"
+          ? "card-declined"
+          : reason === "payment_abandoned"
+            ? "payment-abandoned"
+            : "payment-refused",
+      );
     case "CONFLICT":
       return withDetails(reason === "order_already_paid" ? "order-already-paid" : "idempotency-key-in-use");
     case "UNPROCESSABLE_CONTENT":

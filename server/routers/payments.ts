@@ -40,7 +40,7 @@ const IDEMPOTENCY_DESCRIPTION = [
   "- Same key, same request, after completion: the first response again — same status, same body — with `Idempotent-Replayed: true`. Declined cards (**402**) are stored and replayed too.",
   "- Same key while the first request is still running: **409** with `Retry-After`.",
   "- Same key, another request: **422**.",
-  `- Expiry: a key and its stored response are kept for **${ttlHours} hours** after the first request; reused after that, the key is a new request.`,
+  `- Expiry: a key and its stored response are kept for **${ttlHours} hours** after the request completes; reused after that, the key is a new request.`,
   "- 5xx answers are not stored: retry with the same key and the payment resumes where it stopped.",
   "- The same key sent through the tRPC API (`/api/trpc/payments.create`) is the same key: the same request replays, another is refused with 422.",
 ].join("\n");
@@ -63,7 +63,7 @@ export const paymentsRouter = router({
             .min(1)
             .max(255)
             .meta({
-              description: `Unique per payment attempt, reused for every retry of it; kept ${ttlHours} hours.`,
+              description: `Unique per payment attempt, reused for every retry of it; kept ${ttlHours} hours after completion.`,
               examples: ["8e03978e-40d5-43e8-bc93-6894a57f9324"],
             }),
         }),
