@@ -43,11 +43,12 @@ export const ZOrder = ZOrderCreated.extend({
     .nullable(),
 }).meta({ id: "Order" });
 
-// `id` as on the REST path; `orderId` (as in the admin API) is accepted too.
+// `id` as on the REST path; `orderId` (as in the admin API) is accepted too. The cast only
+// restores the input type for tRPC callers, which a preprocess step would widen to unknown.
 const ZOrderRef = z.preprocess(
   (v) => (v && typeof v === "object" && "orderId" in v && !("id" in v) ? { id: v.orderId } : v),
   z.object({ id: z.uuid() }),
-);
+) as unknown as z.ZodType<{ id: string }, { id: string } | { orderId: string }>;
 
 export const ordersRouter = router({
   create: authedProcedure
