@@ -38,6 +38,13 @@ const replayed = {
   schema: { type: "string", enum: ["true"] },
 };
 
+/** In flight: Retry-After. Stored outcomes (402, 404, 409 already paid): the replay marker. */
+function idempotencyHeaders(status: string): Record<string, unknown> | undefined {
+  if (status === "409") return { "Retry-After": retryAfter, "Idempotent-Replayed": replayed };
+  if (status === "402" || status === "404") return { "Idempotent-Replayed": replayed };
+  return undefined;
+}
+
 /**
  * Generated from the router's `meta.openapi`; then every error response is declared as a
  * problem (the generator only knows its own JSON error shape), and the idempotent operations
@@ -75,10 +82,7 @@ function buildDocument(): OpenAPIObject {
         responses[status] = {
           description: described?.[Number(status)] ?? "Unexpected error; details are in the server log.",
           content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
-          ...(meta?.idempotent && status === "409" ? { headers: { "Retry-After": retryAfter } } : {}),
-          ...(meta?.idempotent && (status === "402" || status === "404")
-            ? { headers: { "Idempotent-Replayed": replayed } }
-            : {}),
+          ...(meta?.idempotent ? { headers: idempotencyHeaders(status) } : {}),
         };
       }
       op.responses = responses;
