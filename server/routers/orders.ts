@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
+import { receiptView } from "../receipts";
 import { authedProcedure, router } from "../trpc";
 import { ZPayment } from "./payments";
 
@@ -90,7 +91,9 @@ export const ordersRouter = router({
     })
     .input(ZOrderRef)
     .output(ZOrder)
-    .query(async ({ ctx, input }) =>
-      orderView(await getOrderForAccount(ctx.prisma, ctx.account.id, input.id)),
-    ),
+    .query(async ({ ctx, input }) => {
+      const order = await getOrderForAccount(ctx.prisma, ctx.account.id, input.id);
+      // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
+      return { ...orderView(order), receipt: order.receipt ? receiptView(order.receipt) : null };
+    }),
 });
