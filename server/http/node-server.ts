@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
+import { errorField, logger } from "../log";
 import { OPENAPI_PATH, openApiDocument } from "./openapi";
 import { handleRestRequest, REST_PREFIX } from "./rest-handler";
 import { handleTrpcRequest } from "./trpc-handler";
@@ -15,7 +16,7 @@ export function createApiServer(router?: AnyTRPCRouter): Server {
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
-      console.error(error);
+      logger.error({ err: errorField(error) }, "request failed outside the handler");
       res.writeHead(500).end();
     }
   });

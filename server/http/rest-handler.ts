@@ -3,36 +3,44 @@ import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { createContext } from "../context";
 import { env } from "../env";
 import { parseIdempotencyKey } from "../idempotency";
+import { errorField } from "../log";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { readCapped } from "./capped-body";
 import { problemFromError, problemOf, problemResponse } from "./problems";
+import { type ObservedRequest, observeRequest } from "./request-log";
+import type { EdgeDeps } from "./trpc-handler";
 
 export const REST_PREFIX = "/api/v1";
 
 interface Route {
   method: string;
   pattern: RegExp;
+  /** The procedure's path, e.g. payments.create. */
+  procedure: string;
+  idempotent: boolean;
 }
 
-const idempotentRoutesCache = new WeakMap<AnyTRPCRouter, Route[]>();
+const routesCache = new WeakMap<AnyTRPCRouter, Route[]>();
 
-/** The REST routes of idempotent procedures, from their OpenAPI metadata. */
-function idempotentRoutes(router: AnyTRPCRouter): Route[] {
-  let routes = idempotentRoutesCache.get(router);
+/** The REST routes, from the procedures' OpenAPI metadata. */
+function restRoutes(router: AnyTRPCRouter): Route[] {
+  let routes = routesCache.get(router);
   if (!routes) {
     const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
-    routes = Object.values(procedures).flatMap(({ _def: { meta } }) => {
-      if (!meta?.idempotent || !meta.openapi) return [];
+    routes = Object.entries(procedures).flatMap(([procedure, { _def }]) => {
+      const meta = _def.meta;
+      if (!meta?.openapi) return [];
       const source = `${REST_PREFIX}${meta.openapi.path}`
         .replace(/\/+$/, "")
         .split("/")
         .map((s) => (/^\{.+\}$/.test(s) ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
         .join("/");
       // Case-insensitive and trailing-slash tolerant, as trpc-to-openapi routes.
-      return [{ method: meta.openapi.method, pattern: new RegExp(`^${source}/?$`, "i") }];
+      const pattern = new RegExp(`^${source}/?$`, "i");
+      return [{ method: meta.openapi.method, pattern, procedure, idempotent: meta.idempotent === true }];
     });
-    idempotentRoutesCache.set(router, routes);
+    routesCache.set(router, routes);
   }
   return routes;
 }
@@ -49,16 +57,36 @@ function keyProblem(req: Request): Response | null {
 
 /**
  * The REST surface: tRPC procedures with `meta.openapi`, routed by trpc-to-openapi, over the same
- * context, middlewares and idempotency layer as /api/trpc. This edge adds what the generator
- * cannot: the key check before anything else, the body cap, Bearer-only authentication, the
- * procedure's own response headers, and errors as RFC 9457 problems.
+ * context, middlewares and idempotency layer as /api/trpc, and observed the same way (request
+ * id, log line, latency labelled `rest:<procedure>`).
  */
-export async function handleRestRequest(req: Request, router: AnyTRPCRouter = appRouter): Promise<Response> {
+export function handleRestRequest(
+  req: Request,
+  router: AnyTRPCRouter = appRouter,
+  deps: EdgeDeps = {},
+): Promise<Response> {
   const { pathname } = new URL(req.url);
-  const idempotent = idempotentRoutes(router).some(
-    (r) => r.method === req.method && r.pattern.test(pathname),
+  const route = restRoutes(router).find((r) => r.method === req.method && r.pattern.test(pathname));
+  return observeRequest(
+    req,
+    { procedure: route ? `rest:${route.procedure}` : "rest:(unknown)" },
+    (observed) => answer(req, router, route, { ...observed, deps }),
+    () => problemResponse(problemOf("internal-error", "Internal server error.")),
+    deps,
   );
-  if (idempotent) {
+}
+
+/**
+ * What the generator cannot do: the key check before anything else, the body cap, Bearer-only
+ * authentication, the procedure's own response headers, and errors as RFC 9457 problems.
+ */
+async function answer(
+  req: Request,
+  router: AnyTRPCRouter,
+  route: Route | undefined,
+  call: ObservedRequest & { deps: EdgeDeps },
+): Promise<Response> {
+  if (route?.idempotent) {
     const problem = keyProblem(req);
     if (problem) return problem;
   }
@@ -81,11 +109,20 @@ export async function handleRestRequest(req: Request, router: AnyTRPCRouter = ap
     endpoint: REST_PREFIX,
     req: request,
     router,
-    createContext: () => createContext({ req: request, resHeaders }),
+    createContext: () =>
+      createContext({
+        req: request,
+        resHeaders,
+        observation: call.observation,
+        provider: call.deps.provider,
+      }),
     onError({ error, path }) {
       failure = error;
       if (error.code === "INTERNAL_SERVER_ERROR")
-        console.error(`REST ${path ?? "?"} failed:`, error.cause ?? error);
+        call.log.error(
+          { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause ?? error) },
+          "procedure failed",
+        );
     },
   });
   const out = new Headers(response.headers);
