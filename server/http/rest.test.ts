@@ -47,9 +47,10 @@ async function moneyFor(orderId: string) {
 }
 
 describe("resources", () => {
-  it("GET /api/v1/products is public and lists the catalogue in minor units", async () => {
-    const res = await call(base, "GET", "/api/v1/products");
+  it("GET /api/v1/products is public and lists the catalogue in minor units; the answer carries its request id", async () => {
+    const res = await call(base, "GET", "/api/v1/products", { headers: { "x-request-id": "rest-test-1" } });
     expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBe("rest-test-1");
     expect(json(res)).toContainEqual({
       sku: "TEE-CLASSIC",
       name: expect.any(String),
