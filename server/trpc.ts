@@ -1,13 +1,15 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
 import { ErrorDetails } from "./errors";
 import { type IdempotencyOptions, idempotent, parseIdempotencyKey } from "./idempotency";
 
-/** Procedure metadata: the HTTP layer checks the key header of idempotent ones before anything. */
-export interface Meta {
-  idempotent?: boolean;
-}
+/**
+ * Procedure metadata: the HTTP layers check the key header of idempotent ones before anything;
+ * `openapi` exposes a procedure on the REST surface (/api/v1) and in /api/openapi.json.
+ */
+export type Meta = OpenApiMeta<{ idempotent?: boolean }>;
 
 const t = initTRPC
   .context<Context>()

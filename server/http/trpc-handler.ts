@@ -9,6 +9,7 @@ import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { MAX_BATCH_CALLS } from "./batch-limit";
+import { readCapped } from "./capped-body";
 import { observeRequest } from "./request-log";
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -53,19 +54,6 @@ function procedureLabel(router: AnyTRPCRouter, paths: string[]): string {
   if (paths.length > 1) return "(batch)";
   const path = paths[0] ?? "";
   return (router._def.procedures as Procedures)[path] ? path : "(unknown)";
-}
-
-/** Reads at most `cap` bytes; null when the body is larger. */
-async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > cap) return null;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
 }
 
 export interface EdgeDeps {
