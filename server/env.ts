@@ -17,6 +17,8 @@ const ZEnv = z
       .int()
       .min(1024)
       .default(64 * 1024),
+    RATE_LIMIT_PAYMENTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+    RATE_LIMIT_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== "production") return;

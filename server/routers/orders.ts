@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
-import { authedProcedure, router } from "../trpc";
+import { authedProcedure, limitedBy, router } from "../trpc";
 
 export const ZCreateOrder = z.object({
   items: z
@@ -15,17 +15,20 @@ const ZOrderRef = z.union([z.object({ orderId: z.uuid() }), z.object({ id: z.uui
 const orderIdOf = (ref: z.infer<typeof ZOrderRef>) => ("orderId" in ref ? ref.orderId : ref.id);
 
 export const ordersRouter = router({
-  create: authedProcedure.input(ZCreateOrder).mutation(async ({ ctx, input }) => {
-    const order = await createOrder(ctx.prisma, ctx.account.id, input.items);
-    const view = orderView(order);
-    return {
-      id: view.id,
-      total: view.total,
-      currency: view.currency,
-      status: view.status,
-      items: view.items,
-    };
-  }),
+  create: authedProcedure
+    .use(limitedBy("ordersByAccount"))
+    .input(ZCreateOrder)
+    .mutation(async ({ ctx, input }) => {
+      const order = await createOrder(ctx.prisma, ctx.account.id, input.items);
+      const view = orderView(order);
+      return {
+        id: view.id,
+        total: view.total,
+        currency: view.currency,
+        status: view.status,
+        items: view.items,
+      };
+    }),
   get: authedProcedure
     .input(ZOrderRef)
     .query(async ({ ctx, input }) =>

@@ -3,7 +3,7 @@ import { env } from "../env";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
-import { idempotentProcedure, router } from "../trpc";
+import { idempotentProcedure, limitedBy, router } from "../trpc";
 
 export const ZCreatePayment = z.object({
   orderId: z.uuid(),
@@ -26,6 +26,7 @@ export const paymentsRouter = router({
     fields: ["orderId", "paymentMethod"],
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
   })
+    .use(limitedBy("paymentsByAccount"))
     .output(ZPayment)
     .mutation(({ ctx, input }) =>
       executePayment(

@@ -20,6 +20,7 @@ export async function createTestAccount(prefix = "test"): Promise<TestAccount> {
       id: randomUUID(),
       handle,
       name: handle,
+      email: `${handle}@example.test`,
       apiTokens: { create: { id: randomUUID(), tokenHash: hashToken(token), label: "test" } },
     },
   });
