@@ -50,6 +50,9 @@ function createAuth() {
     // Sign-in throttling lives in server/limits (counters in PostgreSQL, shared by instances).
     rateLimit: { enabled: false },
     telemetry: { enabled: false },
+    // Its warnings are per failed password (our limits count those) and a base URL that only
+    // matters for its HTTP routes, which are not mounted: pages call it server-side.
+    logger: { level: "error" },
     advanced: {
       cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: env.isProduction,

@@ -5,6 +5,7 @@ import { env } from "../env";
 import { parseIdempotencyKey } from "../idempotency";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
+import { crossSiteRefusal } from "./cross-site";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -74,6 +75,14 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
     const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
     if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason, paths[0]);
   }
+  const refused = crossSiteRefusal(req);
+  if (refused)
+    return errorResponse(
+      refused.status,
+      refused.code,
+      refused.status === 415 ? -32015 : -32003,
+      refused.message,
+    );
   let request = req;
   if (req.method === "POST") {
     const cap = env.IDEMPOTENCY_MAX_BODY_BYTES;

@@ -11,20 +11,13 @@ export interface LimitRule {
   name: string;
   points: number;
   durationSeconds: number;
-  /** Once exhausted, refuse for this long (default: until the window ends). */
-  blockSeconds?: number;
 }
 
 export const LIMIT_RULES = {
   /** Wrong passwords for one email, from anywhere: stops guessing one shopper's password. */
-  signInFailuresByEmail: {
-    name: "signin_email",
-    points: 10,
-    durationSeconds: 15 * 60,
-    blockSeconds: 15 * 60,
-  },
+  signInFailuresByEmail: { name: "signin_email", points: 10, durationSeconds: 15 * 60 },
   /** Wrong passwords from one address, for any email: stops spraying many accounts. */
-  signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60, blockSeconds: 60 * 60 },
+  signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60 },
   signUpsByAddress: { name: "signup_ip", points: 20, durationSeconds: 60 * 60 },
   ordersByAccount: { name: "orders", points: env.RATE_LIMIT_ORDERS_PER_MINUTE, durationSeconds: 60 },
   paymentsByAccount: { name: "payments", points: env.RATE_LIMIT_PAYMENTS_PER_MINUTE, durationSeconds: 60 },
@@ -50,7 +43,6 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
       keyPrefix: rule.name,
       points: rule.points,
       duration: rule.durationSeconds,
-      blockDuration: rule.blockSeconds ?? 0,
     });
     holder.limiters.set(id, limiter);
   }
@@ -72,10 +64,13 @@ export async function consume(rule: LimitRule, subject: string): Promise<LimitCh
   }
 }
 
-/** Whether `subject` is refused right now, without spending anything. */
+/**
+ * Whether `subject` has spent its allowance, without spending anything: for counting failures,
+ * where the attempt after the last allowed failure is the one to refuse.
+ */
 export async function check(rule: LimitRule, subject: string): Promise<LimitCheck> {
   const res = await limiterFor(rule).get(subject);
-  if (!res || res.consumedPoints <= rule.points) return { ok: true };
+  if (!res || res.consumedPoints < rule.points) return { ok: true };
   return { ok: false, retryAfterSeconds: retryAfter(res) };
 }
 

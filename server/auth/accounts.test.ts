@@ -1,0 +1,67 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { db } from "../db";
+import { INCORRECT_CREDENTIALS, signIn, signUp } from "./accounts";
+
+const PASSWORD = "a passphrase long enough";
+
+function visitor(address: string) {
+  return new Headers({ "x-forwarded-for": address });
+}
+
+async function newShopper(address: string) {
+  const email = `shopper-${randomBytes(6).toString("hex")}@example.test`;
+  expect(await signUp(visitor(address), { email, password: PASSWORD })).toEqual({ ok: true });
+  return email;
+}
+
+describe("accounts", () => {
+  it("store a memory-hard (scrypt) hash, never the password", async () => {
+    const email = await newShopper("198.51.100.1");
+    const credential = await db().credential.findFirst({ where: { account: { email } } });
+    expect(credential?.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/);
+    expect(credential?.password).not.toContain(PASSWORD);
+  });
+
+  it("refuse a second account for the same email, in any case", async () => {
+    const email = await newShopper("198.51.100.2");
+    const again = await signUp(visitor("198.51.100.2"), { email: email.toUpperCase(), password: PASSWORD });
+    expect(again).toMatchObject({ ok: false, message: expect.stringContaining("already exists") });
+  });
+
+  it("answer a wrong password and an unknown email alike", async () => {
+    const email = await newShopper("198.51.100.3");
+    const headers = visitor("198.51.100.3");
+    expect(await signIn(headers, { email, password: "wrong password" })).toEqual({
+      ok: false,
+      message: INCORRECT_CREDENTIALS,
+    });
+    expect(await signIn(headers, { email: `nobody-${email}`, password: PASSWORD })).toEqual({
+      ok: false,
+      message: INCORRECT_CREDENTIALS,
+    });
+    expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
+  });
+
+  it("throttle an email after 10 wrong passwords, from any address, the right one included", async () => {
+    const email = await newShopper("198.51.100.4");
+    for (let i = 0; i < 10; i++) {
+      const outcome = await signIn(visitor(`203.0.113.${i}`), { email, password: `wrong ${i}` });
+      expect(outcome, `attempt ${i + 1}`).toEqual({ ok: false, message: INCORRECT_CREDENTIALS });
+    }
+    for (const password of ["wrong again", PASSWORD]) {
+      const outcome = await signIn(visitor("203.0.113.99"), { email, password });
+      expect(outcome).toMatchObject({ ok: false, message: expect.stringMatching(/^Too many attempts/) });
+      if (!outcome.ok) expect(outcome.retryAfterSeconds).toBeGreaterThan(14 * 60);
+    }
+  });
+
+  it("clear an email's failures when the right password comes before the limit", async () => {
+    const email = await newShopper("198.51.100.5");
+    const headers = visitor("198.51.100.5");
+    for (let i = 0; i < 9; i++) await signIn(headers, { email, password: `wrong ${i}` });
+    expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
+    for (let i = 0; i < 9; i++) await signIn(headers, { email, password: `wrong ${i}` });
+    expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
+  });
+});
