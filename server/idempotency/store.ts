@@ -59,7 +59,9 @@ export async function claimKey(prisma: Db | Tx, p: ClaimParams): Promise<KeyRow 
 }
 
 /** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
-export type Taker = { by: "client" } | { by: "completer"; backoffSeconds: (completerAttempts: number) => number };
+export type Taker =
+  | { by: "client" }
+  | { by: "completer"; backoffSeconds: (completerAttempts: number) => number };
 
 /**
  * Takes over a key whose lease ran out (or was released); only one contender can win. The

@@ -12,7 +12,11 @@ let shopper: TestAccount;
 
 beforeAll(async () => {
   shopper = await createTestAccount("limits");
-  const env = { RATE_LIMIT_PAYMENTS_PER_MINUTE: String(LIMIT), BACKGROUND_JOBS: "off" };
+  const env = {
+    RATE_LIMIT_PAYMENTS_PER_MINUTE: String(LIMIT),
+    RATE_LIMIT_ORDERS_PER_MINUTE: String(LIMIT),
+    BACKGROUND_JOBS: "off",
+  };
   servers = await Promise.all([startApiProcess(env), startApiProcess(env)]);
 });
 
@@ -56,5 +60,22 @@ describe("the payment limit per account", () => {
     });
     expect(row?.responseStatus ?? null).toBeNull();
     expect(row?.state ?? "in_progress").toBe("in_progress");
+  });
+});
+
+describe("the order limit per account", () => {
+  it("answers 429 with Retry-After once spent, across both processes", async () => {
+    const buyer = await createTestAccount("order-limits");
+    const order = (server: number) =>
+      fetch(`${servers[server]?.url}/api/trpc/orders.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${buyer.token}` },
+        body: JSON.stringify({ items: [{ sku: "TEE-CLASSIC", quantity: 1 }] }),
+      });
+    for (const server of [0, 1, 0]) expect((await order(server)).status).toBe(200);
+    const limited = await order(1);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await db().order.count({ where: { accountId: buyer.id } })).toBe(LIMIT);
   });
 });

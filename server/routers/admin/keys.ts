@@ -2,9 +2,9 @@ import { z } from "zod";
 import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
+import { MAX_KEY_LENGTH } from "../../idempotency";
 import { completerOptions, redrivePayment } from "../../payments/completer";
 import { paymentProvider } from "../../payments/provider";
-import { MAX_KEY_LENGTH } from "../../idempotency";
 import { adminProcedure, router } from "../../trpc";
 import { chargeLookups } from "./charges";
 
