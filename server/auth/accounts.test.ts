@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
+import { consume, LIMIT_RULES, reset } from "../limits";
 import { INCORRECT_CREDENTIALS, signIn, signUp } from "./accounts";
 
 const PASSWORD = "a passphrase long enough";
@@ -63,5 +64,26 @@ describe("accounts", () => {
     expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
     for (let i = 0; i < 9; i++) await signIn(headers, { email, password: `wrong ${i}` });
     expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
+  });
+
+  it("throttle an address after 50 wrong passwords, whatever the emails", async () => {
+    const address = `192.0.2.${Math.floor(Math.random() * 250)}`;
+    const headers = visitor(address);
+    // 49 failures counted as the sign-in counts them (a password check each would take ~20 s),
+    // then the 50th through sign-in itself.
+    const rule = LIMIT_RULES.signInFailuresByAddress;
+    await reset(rule, address);
+    for (let i = 0; i < rule.points - 1; i++) await consume(rule, address);
+    expect(await signIn(headers, { email: "sprayed@example.test", password: "Winter2026!" })).toEqual({
+      ok: false,
+      message: INCORRECT_CREDENTIALS,
+    });
+    const email = await newShopper("198.51.100.6");
+    expect(await signIn(headers, { email, password: PASSWORD })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^Too many attempts/),
+    });
+    // Another address is not affected.
+    expect(await signIn(visitor("198.51.100.6"), { email, password: PASSWORD })).toEqual({ ok: true });
   });
 });
