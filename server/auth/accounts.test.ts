@@ -6,6 +6,13 @@ import { INCORRECT_CREDENTIALS, signIn, signUp } from "./accounts";
 
 const PASSWORD = "a passphrase long enough";
 
+/** A documentation-range address of its own per test, so reruns on one database start clean. */
+function anyAddress(): string {
+  return `2001:db8::${randomBytes(4)
+    .toString("hex")
+    .replace(/(....)(....)/, "$1:$2")}`;
+}
+
 function visitor(address: string) {
   return new Headers({ "x-forwarded-for": address });
 }
@@ -18,21 +25,24 @@ async function newShopper(address: string) {
 
 describe("accounts", () => {
   it("store a memory-hard (scrypt) hash, never the password", async () => {
-    const email = await newShopper("198.51.100.1");
+    const address = anyAddress();
+    const email = await newShopper(address);
     const credential = await db().credential.findFirst({ where: { account: { email } } });
     expect(credential?.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/);
     expect(credential?.password).not.toContain(PASSWORD);
   });
 
   it("refuse a second account for the same email, in any case", async () => {
-    const email = await newShopper("198.51.100.2");
-    const again = await signUp(visitor("198.51.100.2"), { email: email.toUpperCase(), password: PASSWORD });
+    const address = anyAddress();
+    const email = await newShopper(address);
+    const again = await signUp(visitor(address), { email: email.toUpperCase(), password: PASSWORD });
     expect(again).toMatchObject({ ok: false, message: expect.stringContaining("already exists") });
   });
 
   it("answer a wrong password and an unknown email alike", async () => {
-    const email = await newShopper("198.51.100.3");
-    const headers = visitor("198.51.100.3");
+    const address = anyAddress();
+    const email = await newShopper(address);
+    const headers = visitor(address);
     expect(await signIn(headers, { email, password: "wrong password" })).toEqual({
       ok: false,
       message: INCORRECT_CREDENTIALS,
@@ -45,21 +55,23 @@ describe("accounts", () => {
   });
 
   it("throttle an email after 10 wrong passwords, from any address, the right one included", async () => {
-    const email = await newShopper("198.51.100.4");
+    const address = anyAddress();
+    const email = await newShopper(address);
     for (let i = 0; i < 10; i++) {
-      const outcome = await signIn(visitor(`203.0.113.${i}`), { email, password: `wrong ${i}` });
+      const outcome = await signIn(visitor(anyAddress()), { email, password: `wrong ${i}` });
       expect(outcome, `attempt ${i + 1}`).toEqual({ ok: false, message: INCORRECT_CREDENTIALS });
     }
     for (const password of ["wrong again", PASSWORD]) {
-      const outcome = await signIn(visitor("203.0.113.99"), { email, password });
+      const outcome = await signIn(visitor(anyAddress()), { email, password });
       expect(outcome).toMatchObject({ ok: false, message: expect.stringMatching(/^Too many attempts/) });
       if (!outcome.ok) expect(outcome.retryAfterSeconds).toBeGreaterThan(14 * 60);
     }
   });
 
   it("clear an email's failures when the right password comes before the limit", async () => {
-    const email = await newShopper("198.51.100.5");
-    const headers = visitor("198.51.100.5");
+    const address = anyAddress();
+    const email = await newShopper(address);
+    const headers = visitor(address);
     for (let i = 0; i < 9; i++) await signIn(headers, { email, password: `wrong ${i}` });
     expect(await signIn(headers, { email, password: PASSWORD })).toEqual({ ok: true });
     for (let i = 0; i < 9; i++) await signIn(headers, { email, password: `wrong ${i}` });
@@ -67,7 +79,7 @@ describe("accounts", () => {
   });
 
   it("throttle an address after 50 wrong passwords, whatever the emails", async () => {
-    const address = `192.0.2.${Math.floor(Math.random() * 250)}`;
+    const address = anyAddress();
     const headers = visitor(address);
     // 49 failures counted as the sign-in counts them (a password check each would take ~20 s),
     // then the 50th through sign-in itself.
@@ -78,12 +90,13 @@ describe("accounts", () => {
       ok: false,
       message: INCORRECT_CREDENTIALS,
     });
-    const email = await newShopper("198.51.100.6");
+    const other = anyAddress();
+    const email = await newShopper(other);
     expect(await signIn(headers, { email, password: PASSWORD })).toMatchObject({
       ok: false,
       message: expect.stringMatching(/^Too many attempts/),
     });
     // Another address is not affected.
-    expect(await signIn(visitor("198.51.100.6"), { email, password: PASSWORD })).toEqual({ ok: true });
+    expect(await signIn(visitor(other), { email, password: PASSWORD })).toEqual({ ok: true });
   });
 });
