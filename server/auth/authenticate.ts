@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { auth } from "./auth";
+import { auth, SESSION_COOKIE } from "./auth";
 import { ADMIN_COOKIE, verifySession } from "./session";
 import { hashToken, safeEqual } from "./tokens";
 
@@ -71,5 +71,7 @@ export async function authenticate(
   const cookies = headers.get("cookie");
   if (!cookies) return ANONYMOUS;
   const isAdmin = verifySession(secrets.sessionSecret, "admin", readCookie(cookies, ADMIN_COOKIE)) !== null;
-  return { account: await accountForSession(headers), isAdmin };
+  // No session cookie, no session query (the production name has a `__Secure-` prefix).
+  const account = cookies.includes(`${SESSION_COOKIE}=`) ? await accountForSession(headers) : null;
+  return { account, isAdmin };
 }
