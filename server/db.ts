@@ -1,9 +1,11 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { requireDatabaseUrl } from "./env";
-import { PrismaClient } from "./generated/prisma/client";
+import { type Prisma, PrismaClient } from "./generated/prisma/client";
 
 export type Db = PrismaClient;
+/** The client inside an interactive transaction: what a phase's writes run on. */
+export type Tx = Prisma.TransactionClient;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown

@@ -14,5 +14,5 @@ export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent, runAsOwner } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export { recordKeyEvent, type Tx } from "./store";
+export { recordKeyEvent } from "./store";
 export { sweepExpiredKeys } from "./sweep";

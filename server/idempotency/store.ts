@@ -1,7 +1,4 @@
-import type { Db } from "../db";
-import type { Prisma } from "../generated/prisma/client";
-
-export type Tx = Prisma.TransactionClient;
+import type { Db, Tx } from "../db";
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
 export interface KeyRow {
