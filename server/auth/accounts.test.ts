@@ -81,8 +81,8 @@ describe("accounts", () => {
   it("throttle an address after 50 wrong passwords, whatever the emails", async () => {
     const address = anyAddress();
     const headers = visitor(address);
-    // 49 failures counted as the sign-in counts them (a password check each would take ~20 s),
-    // then the 50th through sign-in itself.
+    // 49 attempts counted as sign-in counts them (a password check each would take ~20 s), then
+    // the 50th through sign-in itself.
     const rule = LIMIT_RULES.signInFailuresByAddress;
     await reset(rule, address);
     for (let i = 0; i < rule.points - 1; i++) await consume(rule, address);
@@ -98,5 +98,15 @@ describe("accounts", () => {
     });
     // Another address is not affected.
     expect(await signIn(visitor(other), { email, password: PASSWORD })).toEqual({ ok: true });
+  });
+
+  it("let no more than 10 of a burst of parallel guesses reach the password check", async () => {
+    const email = await newShopper(anyAddress());
+    const outcomes = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => signIn(visitor(anyAddress()), { email, password: `guess ${i}` })),
+    );
+    const checked = outcomes.filter((o) => !o.ok && o.message === INCORRECT_CREDENTIALS);
+    expect(checked).toHaveLength(10);
+    expect(outcomes.filter((o) => !o.ok && o.message.startsWith("Too many attempts"))).toHaveLength(15);
   });
 });

@@ -1,5 +1,5 @@
 import { APIError } from "better-auth/api";
-import { check as checkLimit, consume, LIMIT_RULES, reset } from "../limits";
+import { consume, LIMIT_RULES, refund, reset } from "../limits";
 import { auth, MIN_PASSWORD_LENGTH } from "./auth";
 
 // Sign-up, sign-in and sign-out for the pages' server actions: better-auth does the accounts,
@@ -38,23 +38,20 @@ export async function signIn(
 ): Promise<AuthOutcome> {
   const email = normalizeEmail(input.email);
   const address = clientAddress(headers);
-  // Refused before the password is even checked, so a blocked guesser learns nothing more.
-  for (const [rule, subject] of [
-    [LIMIT_RULES.signInFailuresByEmail, email],
-    [LIMIT_RULES.signInFailuresByAddress, address],
-  ] as const) {
-    const limit = await checkLimit(rule, subject);
-    if (!limit.ok) return throttled(limit.retryAfterSeconds);
-  }
+  // Every attempt spends a point before the password is checked, in one atomic upsert each, so
+  // a burst of parallel guesses cannot slip past the count; a right password gives them back.
+  const byEmail = await consume(LIMIT_RULES.signInFailuresByEmail, email);
+  if (!byEmail.ok) return throttled(byEmail.retryAfterSeconds);
+  const byAddress = await consume(LIMIT_RULES.signInFailuresByAddress, address);
+  if (!byAddress.ok) return throttled(byAddress.retryAfterSeconds);
   try {
     await auth().api.signInEmail({ body: { email, password: input.password }, headers });
   } catch (error) {
     if (!(error instanceof APIError) || error.statusCode >= 500) throw error;
-    await consume(LIMIT_RULES.signInFailuresByEmail, email);
-    await consume(LIMIT_RULES.signInFailuresByAddress, address);
     return { ok: false, message: INCORRECT_CREDENTIALS };
   }
   await reset(LIMIT_RULES.signInFailuresByEmail, email);
+  await refund(LIMIT_RULES.signInFailuresByAddress, address);
   return { ok: true };
 }
 

@@ -64,14 +64,9 @@ export async function consume(rule: LimitRule, subject: string): Promise<LimitCh
   }
 }
 
-/**
- * Whether `subject` has spent its allowance, without spending anything: for counting failures,
- * where the attempt after the last allowed failure is the one to refuse.
- */
-export async function check(rule: LimitRule, subject: string): Promise<LimitCheck> {
-  const res = await limiterFor(rule).get(subject);
-  if (!res || res.consumedPoints < rule.points) return { ok: true };
-  return { ok: false, retryAfterSeconds: retryAfter(res) };
+/** Gives back a point spent on something that turned out not to count (a right password). */
+export async function refund(rule: LimitRule, subject: string): Promise<void> {
+  await limiterFor(rule).reward(subject, 1);
 }
 
 /** Forgets `subject`'s count (a correct password clears that email's failures). */
