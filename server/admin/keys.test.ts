@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { adminCaller, insertKey } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { adminCaller, insertKey } from "./test-support";
 
 const admin = adminCaller();
 

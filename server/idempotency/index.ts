@@ -9,6 +9,7 @@ export {
   takeOverAbandoned,
 } from "./abandoned";
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
+export { ErrorDetails } from "./error-details";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";

@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import type { MiddlewareResult } from "@trpc/server/unstable-core-do-not-import";
 import type { Db } from "../db";
-import { ErrorDetails } from "../errors";
 import { counters } from "./counters";
+import { ErrorDetails } from "./error-details";
 import { fingerprint, pickFields } from "./fingerprint";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {

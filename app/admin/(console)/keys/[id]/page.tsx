@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
 import { LiveRefresh } from "../../../_components/live-refresh";
 import { PaymentTrail } from "../../../_components/payment-trail";
