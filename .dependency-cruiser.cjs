@@ -56,9 +56,17 @@ module.exports = {
     {
       name: "db-is-a-leaf",
       severity: "error",
-      comment: "server/db holds the client and migrations; it depends on nothing of the app.",
+      comment:
+        "server/db holds the client and migrations; it depends on nothing of the app but env and the logger.",
       from: { path: "^server/(db/|db\\.ts$)", pathNot: TESTS },
-      to: { path: "^server/", pathNot: "^server/(db/|db\\.ts$|env\\.ts$|generated/)" },
+      to: { path: "^server/", pathNot: "^server/(db/|db\\.ts$|env\\.ts$|log/|generated/)" },
+    },
+    {
+      name: "log-is-a-leaf",
+      severity: "error",
+      comment: "Every layer may log, so the logger depends on nothing of the app but env.",
+      from: { path: "^server/log/", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(log/|env\\.ts$)" },
     },
     {
       name: "ledger-below-payments",

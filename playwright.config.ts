@@ -1,27 +1,11 @@
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { chromiumLaunchOptions } from "./scripts/lib/browser";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 // The production-mode server (e2e/production-server.ts) listens beside the main one.
 const productionPort = port + 1;
-// Debian's Chromium where it exists (browser downloads are impossible on our machines),
-// Playwright's own browser elsewhere (`npx playwright install chromium`).
-const systemChromium = "/usr/bin/chromium";
-const launchOptions = existsSync(systemChromium)
-  ? {
-      executablePath: systemChromium,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    }
-  : {};
+// Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
+const launchOptions = chromiumLaunchOptions();
 
 export default defineConfig({
   testDir: "e2e",
@@ -56,12 +40,14 @@ export default defineConfig({
     {
       // The production build, started through the same script as `npm start`.
       command: "node_modules/.bin/next build && node_modules/.bin/tsx scripts/start.ts",
-      url: `http://127.0.0.1:${port}/api/health`,
-      // The checkout specs pay many times a minute as one demo customer: not what they test.
+      url: `http://127.0.0.1:${port}/api/health/ready`,
+      // Warnings and errors only: a line per request would bury the test report. The checkout
+      // specs pay many times a minute as one demo customer: limits are not what they test.
       env: {
         PORT: String(port),
         CHECKOUT_INSTANCE: "test",
         BACKGROUND_JOBS: "on",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         RATE_LIMIT_PAYMENTS_PER_MINUTE: "10000",
         RATE_LIMIT_ORDERS_PER_MINUTE: "10000",
       },
@@ -72,8 +58,12 @@ export default defineConfig({
     },
     {
       command: "node_modules/.bin/tsx e2e/production-server.ts",
-      url: `http://127.0.0.1:${productionPort}/api/health`,
-      env: { PORT: String(productionPort), CHECKOUT_INSTANCE: "test" },
+      url: `http://127.0.0.1:${productionPort}/api/health/ready`,
+      env: {
+        PORT: String(productionPort),
+        CHECKOUT_INSTANCE: "test",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      },
       reuseExistingServer: !process.env.CI,
       timeout: 120_000,
       stdout: "pipe",
