@@ -1,3 +1,4 @@
+import { APIError } from "better-auth/api";
 import type { Db } from "../db";
 import { auth, SESSION_COOKIE } from "./auth";
 import { ADMIN_COOKIE, verifySession } from "./session";
@@ -45,9 +46,10 @@ export async function accountForSession(headers: Headers): Promise<Principal["ac
     const { id, name, email } = session.user;
     const handle = (session.user as { handle?: string | null }).handle ?? email;
     return { id, handle, name };
-  } catch {
-    // A cookie the library cannot parse is an anonymous request, not a server error.
-    return null;
+  } catch (error) {
+    // A cookie the library refuses is an anonymous request; a database outage is not.
+    if (error instanceof APIError) return null;
+    throw error;
   }
 }
 
