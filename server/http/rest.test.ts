@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CUSTOMER_COOKIE, signSession } from "../auth/session";
 import { db } from "../db";
 import { env } from "../env";
 import { providerChargesForOrder } from "../payments/testing/support";
-import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestAccount, createTestSession, type TestAccount } from "../test/fixtures";
 import {
   type Answer,
   call,
@@ -115,7 +114,7 @@ describe("resources", () => {
         })
       ).status,
     ).toBe(401);
-    const cookie = `${CUSTOMER_COOKIE}=${encodeURIComponent(signSession(env.SESSION_SECRET, "customer", alice.id))}`;
+    const { cookie } = await createTestSession();
     // The same cookie signs alice in on tRPC, so the test would notice a cookie that is simply invalid.
     expect((await call(base, "GET", "/api/trpc/account.me", { headers: { cookie } })).status).toBe(200);
     const viaCookie = await call(base, "POST", "/api/v1/orders", {

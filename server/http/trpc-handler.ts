@@ -10,6 +10,7 @@ import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { MAX_BATCH_CALLS } from "./batch-limit";
 import { readCapped } from "./capped-body";
+import { crossSiteRefusal } from "./cross-site";
 import { observeRequest } from "./request-log";
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -120,6 +121,14 @@ async function answer(
     const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
     if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason, paths[0]);
   }
+  const refused = crossSiteRefusal(req);
+  if (refused)
+    return errorResponse(
+      refused.status,
+      refused.code,
+      refused.status === 415 ? -32015 : -32003,
+      refused.message,
+    );
   let request = req;
   if (req.method === "POST") {
     const cap = env.IDEMPOTENCY_MAX_BODY_BYTES;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
 import { receiptView } from "../receipts";
-import { authedProcedure, router } from "../trpc";
+import { authedProcedure, limitedBy, router } from "../trpc";
 import { ZPayment } from "./payments";
 
 export const ZCreateOrder = z.object({
@@ -53,6 +53,7 @@ const ZOrderRef = z.preprocess(
 
 export const ordersRouter = router({
   create: authedProcedure
+    .use(limitedBy("ordersByAccount"))
     .meta({
       openapi: {
         method: "POST",

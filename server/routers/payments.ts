@@ -6,7 +6,7 @@ import { getPaymentForAccount } from "../payments/orders";
 import { executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
 import { paymentView } from "../payments/views";
-import { authedProcedure, idempotentProcedure, router } from "../trpc";
+import { authedProcedure, idempotentProcedure, limitedBy, router } from "../trpc";
 
 export const ZCreatePayment = z.object({
   // One spelling per id: an upper-case UUID is the same order, so the same fingerprint.
@@ -86,6 +86,7 @@ export const paymentsRouter = router({
         },
       },
     })
+    .use(limitedBy("paymentsByAccount"))
     .output(ZPayment)
     .mutation(({ ctx, input }) =>
       executePayment(
