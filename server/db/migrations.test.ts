@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const migrationsDir = path.join(root, "prisma", "migrations");
 const schemaText = readFileSync(path.join(root, "prisma", "schema.prisma"), "utf8");
 const fixtures = path.join(root, "server", "db", "__fixtures__");
-const adminUrl = process.env.DATABASE_URL;
+// Creating and dropping databases needs a session of its own, not the pooler's.
+const adminUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
 if (!adminUrl)
   throw new Error(
     "DATABASE_URL must point at a PostgreSQL server, e.g. postgresql://postgres@127.0.0.1:5432/postgres",
@@ -284,7 +285,7 @@ describe("applyMigrations", () => {
         new Promise<number | null>((resolve) => {
           const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/migrate.ts"], {
             cwd: root,
-            env: { ...process.env, DATABASE_URL: url },
+            env: { ...process.env, DATABASE_URL: url, DIRECT_DATABASE_URL: "" },
           });
           const collect = (d: Buffer) => {
             outputs[i] += d.toString();

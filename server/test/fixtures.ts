@@ -42,3 +42,10 @@ export function contextFor(
     resHeaders: new Headers(),
   });
 }
+
+/** A session of its own, not the pooler's, for tests that create databases or take session locks. */
+export function directTestDatabaseUrl(): string {
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is required");
+  return url;
+}

@@ -13,6 +13,7 @@ export async function startApiProcess(env: Record<string, string>) {
   let stderr = "";
   child.stderr?.on("data", (d) => {
     stderr += String(d);
+    if (process.env.DEBUG_API) process.stderr.write(String(d)); // to see why a test got a 500
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`api did not start: ${stderr}`)), 20_000);
@@ -30,6 +31,7 @@ export async function startApiProcess(env: Record<string, string>) {
   );
   return {
     url,
+    pid: child.pid as number,
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
