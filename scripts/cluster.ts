@@ -64,6 +64,7 @@ async function stopAll(code: number): Promise<never> {
     ),
   );
   await stack.stop();
+  console.log("cluster stopped");
   process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopAll(0));
@@ -83,6 +84,7 @@ try {
       },
     );
     children.push(child);
+    console.log(`instance ${i + 1}: pid ${child.pid}, port ${port}`);
     // A dead instance drops out of HAProxy's rotation; the cluster stops only when none is left.
     child.on("exit", (code, signal) => {
       if (stopping) return;
