@@ -1,14 +1,18 @@
 export {
   type AbandonedCandidate,
   type AbandonedKey,
+  backoffSeconds,
+  DEFAULT_BACKOFF,
   findAbandonedKeys,
-  MAX_ATTEMPTS,
+  findUnfinishedKey,
+  type RecoveryBackoff,
   takeOverAbandoned,
 } from "./abandoned";
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
+export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent, runAsOwner } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export type { Tx } from "./store";
+export { recordKeyEvent, type Tx } from "./store";
 export { sweepExpiredKeys } from "./sweep";
