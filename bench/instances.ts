@@ -52,12 +52,14 @@ function cpuNow(): Record<Part, number> {
   };
 }
 
+const retried = new Map<number, number>();
 async function payOnce(url: string, orderId: string): Promise<number> {
   const key = newKey();
   const t0 = performance.now();
   for (let attempt = 0; attempt < 100; attempt++) {
     const res = await postPayment(url, account.token, key, { orderId, paymentMethod: "pm_card_visa" });
     if (res.status === 200) return performance.now() - t0;
+    retried.set(res.status, (retried.get(res.status) ?? 0) + 1);
     if (res.status !== 409 && res.status < 500)
       throw new Error(`payment answered ${res.status}: ${res.text}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -68,6 +70,7 @@ async function payOnce(url: string, orderId: string): Promise<number> {
 async function round(count: 1 | 2) {
   const orders = await Promise.all(Array.from({ length: PAYMENTS }, () => createTestOrder(account)));
   const urls = instances.slice(0, count).map((i) => i.url);
+  retried.clear();
   const before = cpuNow();
   const t0 = performance.now();
   const latencies: number[] = [];
@@ -84,11 +87,20 @@ async function round(count: 1 | 2) {
     (Object.keys(before) as Part[]).map((k) => [k, after[k] - before[k]]),
   ) as Record<Part, number>;
   latencies.sort((a, b) => a - b);
-  return { count, seconds, perSecond: PAYMENTS / seconds, p50: latencies[latencies.length >> 1] ?? 0, cpu };
+  const retries = [...retried].map(([status, n]) => `${n}×${status}`).join(" ") || "none";
+  return {
+    count,
+    seconds,
+    perSecond: PAYMENTS / seconds,
+    p50: latencies[latencies.length >> 1] ?? 0,
+    cpu,
+    retries,
+  };
 }
 
 try {
-  await round(1); // warm-up: JIT, pools, caches
+  await round(2); // warm-up of both instances: JIT, pools, caches
+  await round(2);
   const results: Awaited<ReturnType<typeof round>>[] = [];
   for (let r = 0; r < ROUNDS; r++) results.push(await round(1), await round(2));
   const fmt = (n: number) => (Number.isNaN(n) ? "n/a" : n.toFixed(1));
@@ -101,7 +113,7 @@ try {
   for (const r of results) {
     const c = r.cpu;
     console.log(
-      `${r.count} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${[c.instances, c.pgbouncer, c.postgres, c.provider, c.driver].map(fmt).join(" / ")} | ${r.seconds.toFixed(1)}`,
+      `${r.count} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${[c.instances, c.pgbouncer, c.postgres, c.provider, c.driver].map(fmt).join(" / ")} | ${r.seconds.toFixed(1)} | ${r.retries}`,
     );
   }
   const mean = (count: number) => {

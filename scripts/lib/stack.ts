@@ -17,6 +17,8 @@ export interface StackOptions {
   pgbouncer?: string | null;
   /** PgBouncer's port; 0 or unset: any free port. */
   pgbouncerPort?: number;
+  /** Capacity settings beyond PgBouncer's defaults. */
+  pgbouncerSettings?: Record<string, string | number>;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
         databaseUrl: direct,
         binary: opts.pgbouncer,
         port: opts.pgbouncerPort,
+        settings: opts.pgbouncerSettings,
       });
       stops.push(() => pooler.stop());
       appUrl = pooler.url;
