@@ -421,4 +421,37 @@ describe("applyMigrations", () => {
     await expect(applyMigrations(url, { migrationsDir: dir })).rejects.toThrow(/20200101000000_half.*failed/);
     expect(await tableExists(url, "h")).toBe(false);
   });
+
+  it("`npm run migrate` uses DIRECT_DATABASE_URL when set, not DATABASE_URL (the pooler)", async () => {
+    const url = await tempDatabase();
+    const run = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/migrate.ts"], {
+      cwd: root,
+      // Nothing listens on port 1: only the direct URL can have done the work.
+      env: {
+        ...process.env,
+        DATABASE_URL: "postgresql://postgres@127.0.0.1:1/nowhere",
+        DIRECT_DATABASE_URL: url,
+      },
+    });
+    let output = "";
+    run.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    run.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    expect(await new Promise((resolve) => run.on("close", resolve)), output).toBe(0);
+    expect((await rowsOf(url)).length).toBeGreaterThan(0);
+  });
+
+  it("sets the timeouts as database settings, which every new session gets", async () => {
+    const url = await tempDatabase();
+    await applyMigrations(url);
+    const settings = await withClient(url, (c) =>
+      c.query(
+        "SELECT current_setting('statement_timeout') AS s, current_setting('idle_in_transaction_session_timeout') AS i",
+      ),
+    );
+    expect(settings.rows).toEqual([{ s: "30s", i: "1min" }]);
+  });
 });
