@@ -1,8 +1,8 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { KEY_STATES, keyStateCondition, keyStateSql } from "../idempotency";
 import type { PaymentProvider } from "../payments/provider";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
-import { KEY_STATES, keyStateCondition, keyStateSql } from "../idempotency";
 import { paymentTrails } from "./payment-trail";
 import type { TKeyDetail, TKeyPage, TKeyState, TKeySummary } from "./schemas";
 

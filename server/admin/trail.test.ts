@@ -4,8 +4,8 @@ import { createContextInner } from "../context";
 import { db } from "../db";
 import { createTestOrder, newKey, pay, startTestProvider } from "../payments/testing/support";
 import { createCaller } from "../root";
+import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { adminCaller } from "./test-support";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let alice: TestAccount;

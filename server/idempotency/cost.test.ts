@@ -7,7 +7,7 @@ import { createContextInner } from "../context";
 import { db } from "../db";
 import { PrismaClient } from "../generated/prisma/client";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestCaller, ensureEffectsTable } from "./test-router";
+import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
 
 /**
  * Round trips to Postgres, counted at the driver: every `query` of every pooled connection of

@@ -1,6 +1,7 @@
 export {
   type AbandonedCandidate,
   type AbandonedKey,
+  abandonedKeyStats,
   backoffSeconds,
   DEFAULT_BACKOFF,
   findAbandonedKeys,
@@ -8,11 +9,26 @@ export {
   type RecoveryBackoff,
   takeOverAbandoned,
 } from "./abandoned";
-export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
+export {
+  counters,
+  OUTCOMES,
+  type Outcome,
+  outcomeSeries,
+  outcomeTotals,
+  startCounterFlush,
+} from "./counters";
+export { ErrorDetails } from "./error-details";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
-export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent, runAsOwner } from "./middleware";
+export {
+  IDEMPOTENCY_DEFAULTS,
+  type IdempotencyObservation,
+  type IdempotencyOptions,
+  idempotent,
+  type RequestObservation,
+  runAsOwner,
+} from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export { recordKeyEvent, type Tx } from "./store";
+export { recordKeyEvent } from "./store";
 export { sweepExpiredKeys } from "./sweep";

@@ -1,7 +1,4 @@
-import type { Db } from "../db";
-import type { Prisma } from "../generated/prisma/client";
-
-export type Tx = Prisma.TransactionClient;
+import type { Db, Tx } from "../db";
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
 export interface KeyRow {
@@ -59,7 +56,9 @@ export async function claimKey(prisma: Db | Tx, p: ClaimParams): Promise<KeyRow 
 }
 
 /** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
-export type Taker = { by: "client" } | { by: "completer"; backoffSeconds: (completerAttempts: number) => number };
+export type Taker =
+  | { by: "client" }
+  | { by: "completer"; backoffSeconds: (completerAttempts: number) => number };
 
 /**
  * Takes over a key whose lease ran out (or was released); only one contender can win. The

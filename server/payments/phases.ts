@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import type { Db, Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
 import type { Payment, Prisma } from "../generated/prisma/client";
-import { type KeyOwner, LeaseLostError, type Tx } from "../idempotency";
+import { type KeyOwner, LeaseLostError } from "../idempotency";
 import { postPaymentCapture } from "../ledger";
 import { recordPaymentEvent } from "../outbox";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
