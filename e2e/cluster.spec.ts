@@ -46,6 +46,7 @@ test.describe("npm run cluster", () => {
         CLUSTER_INSTANCES: "2",
         CLUSTER_INSTANCE_PORT: String(firstInstance),
         PGBOUNCER_PORT: "0",
+        PROVIDER_PORT: "0", // used only when no PAYMENT_PROVIDER_URL is given
       },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // its own process group, so the test can press Ctrl-C on it
@@ -55,7 +56,13 @@ test.describe("npm run cluster", () => {
     };
     cluster.stdout?.on("data", collect);
     cluster.stderr?.on("data", collect);
-    await expect.poll(() => log, { timeout: 120_000, message: "cluster ready" }).toMatch(/cluster ready/);
+    let gone = false;
+    cluster.once("exit", () => {
+      gone = true;
+    });
+    await expect
+      .poll(() => (gone ? "exited" : /cluster ready/.test(log) ? "ready" : "starting"), { timeout: 120_000 })
+      .toBe("ready");
     const base = `http://127.0.0.1:${port}`;
     const pgbouncerPort = Number(/PgBouncer \(transaction mode\) on port (\d+)/.exec(log)?.[1]);
 
