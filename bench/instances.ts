@@ -11,6 +11,10 @@ import { startPgbouncer } from "../scripts/lib/pgbouncer";
 import { startProvider } from "../scripts/lib/provider-process";
 import { allProcesses, postmasterOnPort, treeCpuSeconds } from "./cpu";
 
+// Stopping the database at the end cuts this process's idle connections; their warnings are not
+// results. The instances log as in production (one line per request at info).
+const INSTANCE_LOG_LEVEL = process.env.LOG_LEVEL ?? "info";
+process.env.LOG_LEVEL = "error";
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -34,6 +38,7 @@ const apiEnv = {
   DATABASE_URL: pooler.url,
   DIRECT_DATABASE_URL: database.url,
   PAYMENT_PROVIDER_URL: provider.url,
+  LOG_LEVEL: INSTANCE_LOG_LEVEL,
 };
 const instances = await Promise.all([startApiProcess(apiEnv), startApiProcess(apiEnv)]);
 const account = await createTestAccount("bench");
