@@ -8,12 +8,12 @@ export type Db = PrismaClient;
 /** The client inside an interactive transaction: what a phase's writes run on. */
 export type Tx = Prisma.TransactionClient;
 
-export function createPrismaClient(connectionString: string): PrismaClient {
+export function createPool(connectionString: string, max = 10): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
   const pool = new pg.Pool({
     connectionString,
-    max: 10,
+    max,
     allowExitOnIdle: true,
     connectionTimeoutMillis: 10_000,
     // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
@@ -22,8 +22,12 @@ export function createPrismaClient(connectionString: string): PrismaClient {
   const warn = (error: Error) => logger.warn({ err: errorField(error) }, "database connection failed");
   pool.on("error", warn);
   pool.on("connect", (client) => client.on("error", warn));
+  return pool;
+}
+
+export function createPrismaClient(connectionString: string): PrismaClient {
   return new PrismaClient({
-    adapter: new PrismaPg(pool),
+    adapter: new PrismaPg(createPool(connectionString)),
     // A burst waits for a free connection as long as the pool itself would (Prisma's default
     // is 2 s), instead of failing with a 500 while the database is merely busy.
     transactionOptions: { maxWait: 10_000 },

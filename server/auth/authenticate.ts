@@ -1,5 +1,7 @@
+import { APIError } from "better-auth/api";
 import type { Db } from "../db";
-import { ADMIN_COOKIE, CUSTOMER_COOKIE, verifySession } from "./session";
+import { auth, SESSION_COOKIE } from "./auth";
+import { ADMIN_COOKIE, verifySession } from "./session";
 import { hashToken, safeEqual } from "./tokens";
 
 export interface Principal {
@@ -7,18 +9,53 @@ export interface Principal {
   isAdmin: boolean;
 }
 
-function readCookie(header: string | null, name: string): string | undefined {
+const ANONYMOUS: Principal = { account: null, isAdmin: false };
+
+/** A cookie's value, or undefined when absent or not decodable (a malformed value is no session). */
+export function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }
 
 /**
- * The caller's identity from the request alone: a Bearer token (customer API token or the admin
- * token) or a signed session cookie. Never from the request body.
+ * The account of a Bearer API key, in one indexed query. Shared by every API surface that takes
+ * `Authorization: Bearer sk_…` (tRPC here, the REST API too).
+ */
+export async function accountForApiKey(prisma: Db, token: string): Promise<Principal["account"]> {
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { account: { select: { id: true, handle: true, name: true } } },
+  });
+  return row?.account ?? null;
+}
+
+/** The customer of a better-auth session cookie: none when tampered with, expired or signed out. */
+export async function accountForSession(headers: Headers): Promise<Principal["account"]> {
+  try {
+    const session = await auth().api.getSession({ headers });
+    if (!session) return null;
+    const { id, name, email } = session.user;
+    const handle = (session.user as { handle?: string | null }).handle ?? email;
+    return { id, handle, name };
+  } catch (error) {
+    // A cookie the library refuses is an anonymous request; a database outage is not.
+    if (error instanceof APIError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The caller's identity from the request alone: a Bearer token (customer API key or the admin
+ * token) or the session cookies. Never from the request body.
  */
 export async function authenticate(
   prisma: Db,
@@ -29,21 +66,14 @@ export async function authenticate(
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     const token = match?.[1];
-    if (!token) return { account: null, isAdmin: false };
-    if (safeEqual(token, secrets.adminToken)) return { account: null, isAdmin: true };
-    const row = await prisma.apiToken.findUnique({
-      where: { tokenHash: hashToken(token) },
-      select: { account: { select: { id: true, handle: true, name: true } } },
-    });
-    return { account: row?.account ?? null, isAdmin: false };
+    if (!token) return ANONYMOUS;
+    if (safeEqual(hashToken(token), hashToken(secrets.adminToken))) return { account: null, isAdmin: true };
+    return { account: await accountForApiKey(prisma, token), isAdmin: false };
   }
   const cookies = headers.get("cookie");
+  if (!cookies) return ANONYMOUS;
   const isAdmin = verifySession(secrets.sessionSecret, "admin", readCookie(cookies, ADMIN_COOKIE)) !== null;
-  const customer = verifySession(secrets.sessionSecret, "customer", readCookie(cookies, CUSTOMER_COOKIE));
-  if (!customer) return { account: null, isAdmin };
-  const account = await prisma.account.findUnique({
-    where: { id: customer.sub },
-    select: { id: true, handle: true, name: true },
-  });
+  // No session cookie, no session query (the production name has a `__Secure-` prefix).
+  const account = cookies.includes(`${SESSION_COOKIE}=`) ? await accountForSession(headers) : null;
   return { account, isAdmin };
 }
