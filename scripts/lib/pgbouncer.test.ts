@@ -34,6 +34,21 @@ describe.skipIf(!binary)(binary ? title : `${title} (${NO_PGBOUNCER_REASON})`, (
     await expect(client.connect()).rejects.toThrow(/unsupported startup parameter: statement_timeout/);
   });
 
+  it("breaks named prepared statements: a second client meets the first one's on the same server", async () => {
+    const name = `probe_${randomBytes(4).toString("hex")}`;
+    const [a, b] = [new pg.Client(pooler.url), new pg.Client(pooler.url)];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      await a.query({ name, text: "SELECT 1" });
+      // PgBouncer hands b the server connection a just used (LIFO), where `name` already exists.
+      await expect(b.query({ name, text: "SELECT 1" })).rejects.toThrow(
+        `prepared statement "${name}" already exists`,
+      );
+    } finally {
+      await Promise.all([a.end(), b.end()]);
+    }
+  });
+
   it("carries the app's pool, with the timeouts the database sets for every session", async () => {
     const prisma = createPrismaClient(pooler.url);
     try {
