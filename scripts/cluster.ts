@@ -44,9 +44,9 @@ if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
 const stack = await startStack(process.env.CHECKOUT_INSTANCE === "test" ? "test" : "dev", {
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
-  // Each instance opens up to 14 client connections (Prisma 10, pg-boss 4): past 7 instances
-  // PgBouncer's default of 100 would refuse some. Server connections stay at its default 20.
-  pgbouncerSettings: { max_client_conn: Math.max(100, CLUSTER_INSTANCES * 14 + 20) },
+  // Each instance opens up to 17 client connections (Prisma 10, pg-boss 4, the abuse limiter 3):
+  // past 5 instances PgBouncer's default of 100 would refuse some. Server connections stay at 20.
+  pgbouncerSettings: { max_client_conn: Math.max(100, CLUSTER_INSTANCES * 17 + 20) },
 });
 const watchdog = fileURLToPath(new URL("./lib/die-with-parent.cjs", import.meta.url));
 const children: ChildProcess[] = [];
