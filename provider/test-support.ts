@@ -6,8 +6,9 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 
+/** The provider is a service of its own: it connects to the server directly, never via the app's pooler. */
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
   if (!url)
     throw new Error(
       "Set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres) to run the provider tests",

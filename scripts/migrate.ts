@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { applyMigrations } from "../server/db/migrate";
 
 // Usage: DATABASE_URL=… tsx scripts/migrate.ts   (MIGRATIONS_DIR overrides prisma/migrations)
-const databaseUrl = process.env.DATABASE_URL;
+// DIRECT_DATABASE_URL, when set, is the server itself rather than a pooler in front of it.
+const databaseUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
 if (!databaseUrl) {
   console.error("DATABASE_URL is not set");
   process.exit(1);

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { ensureBrowser, thisMachine } from "./lib/browser";
+import { pgbouncerForTests } from "./lib/pgbouncer";
 import { startStack } from "./lib/stack";
 
 /**
@@ -32,7 +33,14 @@ try {
   }
   step("lint", bin("biome"), ["check", "."]);
   step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
-  const stack = await startStack("test");
+  // Through PgBouncer in transaction mode whenever it is installed (CI requires it): the shape a
+  // deployment has. Without it (a machine with only Node) the suite talks to PostgreSQL directly.
+  const pgbouncer = pgbouncerForTests();
+  if (!pgbouncer) console.log("pgbouncer is not installed: the tests talk to PostgreSQL directly");
+  const stack = await startStack("test", {
+    pgbouncer,
+    pgbouncerPort: Number(process.env.PGBOUNCER_PORT ?? 0),
+  });
   try {
     step("unit + integration", bin("vitest"), ["run"], stack.env);
     step("e2e", bin("playwright"), ["test"], stack.env);

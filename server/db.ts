@@ -15,10 +15,9 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
     connectionString,
     max,
     allowExitOnIdle: true,
-    // Bounds, so that one stuck request cannot hold locks or connections for ever.
     connectionTimeoutMillis: 10_000,
-    statement_timeout: 30_000,
-    idle_in_transaction_session_timeout: 60_000,
+    // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
+    // refuses them. The timeouts are database settings instead (migration 20261201001200).
   });
   const warn = (error: Error) => logger.warn({ err: errorField(error) }, "database connection failed");
   pool.on("error", warn);
@@ -27,7 +26,12 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 }
 
 export function createPrismaClient(connectionString: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg(createPool(connectionString)) });
+  return new PrismaClient({
+    adapter: new PrismaPg(createPool(connectionString)),
+    // A burst waits for a free connection as long as the pool itself would (Prisma's default
+    // is 2 s), instead of failing with a 500 while the database is merely busy.
+    transactionOptions: { maxWait: 10_000 },
+  });
 }
 
 // One client per process; Next's dev server reloads modules, so keep it on globalThis.

@@ -31,6 +31,18 @@ describe("the environment", () => {
     expect([env.ADMIN_TOKEN, env.isProduction]).toEqual(["a-long-admin-token", true]);
   });
 
+  it("takes a direct URL for session work only beside DATABASE_URL", () => {
+    const direct = "postgresql://app@db:5432/checkout";
+    const pooled = "postgresql://app@pgbouncer:6432/checkout";
+    expect(parseEnv({ DATABASE_URL: pooled, DIRECT_DATABASE_URL: direct }).DIRECT_DATABASE_URL).toBe(direct);
+    expect(() => parseEnv({ DIRECT_DATABASE_URL: direct })).toThrow(
+      /DIRECT_DATABASE_URL: needs DATABASE_URL/,
+    );
+    expect(() => parseEnv({ DATABASE_URL: pooled, DIRECT_DATABASE_URL: "mysql://x" })).toThrow(
+      /DIRECT_DATABASE_URL/,
+    );
+  });
+
   it("has a metrics token and readable logs in development; no metrics token and JSON logs in production", () => {
     const dev = parseEnv({});
     expect([dev.METRICS_TOKEN, dev.LOG_FORMAT, dev.LOG_LEVEL]).toEqual(["metrics_test", "pretty", "info"]);

@@ -5,6 +5,8 @@ const ZEnv = z
   .object({
     APP_ENV: z.enum(["development", "test", "production"]).default("development"),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    // A session of its own (no transaction pooler) for migrations, the seed and session locks.
+    DIRECT_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
     ADMIN_TOKEN: z.string().min(8).optional(),
@@ -33,6 +35,8 @@ const ZEnv = z
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.DIRECT_DATABASE_URL && !env.DATABASE_URL)
+      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: "needs DATABASE_URL as well" });
     if (env.APP_ENV !== "production") return;
     for (const name of ["ADMIN_TOKEN", "SESSION_SECRET"] as const) {
       if (!env[name])
@@ -70,4 +74,12 @@ export function requireDatabaseUrl(): string {
     throw new Error("DATABASE_URL is not set: start the app with `npm run dev` or `npm start`, or set it.");
   }
   return env.DATABASE_URL;
+}
+
+/**
+ * The URL for work that needs a whole session (migrations, the seed, session-level locks,
+ * LISTEN): DIRECT_DATABASE_URL when DATABASE_URL goes through a transaction pooler, else DATABASE_URL.
+ */
+export function requireDirectDatabaseUrl(): string {
+  return env.DIRECT_DATABASE_URL ?? requireDatabaseUrl();
 }

@@ -3,6 +3,7 @@ import { applyMigrations } from "../../server/db/migrate";
 import { parseEnv } from "../../server/env";
 import { seedDemoData } from "../../server/seed";
 import { startDatabase } from "./embedded-pg";
+import { startPgbouncer } from "./pgbouncer";
 import { startProvider } from "./provider-process";
 
 export interface Stack {
@@ -11,30 +12,56 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export interface StackOptions {
+  /** A pgbouncer binary: the app then reaches the database through PgBouncer in transaction mode. */
+  pgbouncer?: string | null;
+  /** PgBouncer's port; 0 or unset: any free port. */
+  pgbouncerPort?: number;
+  /** Capacity settings beyond PgBouncer's defaults. */
+  pgbouncerSettings?: Record<string, string | number>;
+}
+
 /**
  * Everything the app needs before Next starts: the database (embedded unless DATABASE_URL is
- * set), its migrations and seed, and the payment provider process (unless PAYMENT_PROVIDER_URL
- * is set). Fails before starting anything when the environment is invalid.
+ * set), its migrations and seed, optionally PgBouncer in front of it, and the payment provider
+ * process (unless PAYMENT_PROVIDER_URL is set). Fails before starting anything when the
+ * environment is invalid.
  */
-export async function startStack(instance: "dev" | "test"): Promise<Stack> {
+export async function startStack(instance: "dev" | "test", opts: StackOptions = {}): Promise<Stack> {
   const env = parseEnv(process.env);
   const database = await startDatabase({ instance });
+  // With DIRECT_DATABASE_URL set, DATABASE_URL is already a pooler: sessions go to the direct one.
+  const direct = env.DIRECT_DATABASE_URL ?? database.url;
   const stops: (() => Promise<void>)[] = [() => database.stop()];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((e: unknown) => console.error(e));
   };
   try {
-    const { applied } = await applyMigrations(database.url);
+    const { applied } = await applyMigrations(direct);
     if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
-    const prisma = createPrismaClient(database.url);
+    const prisma = createPrismaClient(direct);
     if (await seedDemoData(prisma, { production: env.isProduction })) console.log("demo data seeded");
     await prisma.$disconnect();
+
+    let appUrl = database.url;
+    if (opts.pgbouncer && !env.DIRECT_DATABASE_URL) {
+      const pooler = await startPgbouncer({
+        databaseUrl: direct,
+        binary: opts.pgbouncer,
+        port: opts.pgbouncerPort,
+        settings: opts.pgbouncerSettings,
+      });
+      stops.push(() => pooler.stop());
+      appUrl = pooler.url;
+      console.log(`PgBouncer (transaction mode) on port ${pooler.port}`);
+    }
 
     let providerUrl = env.PAYMENT_PROVIDER_URL;
     if (!providerUrl) {
       // dev on a fixed port, so `npm run worker` can find it; tests on any free port.
       const port = Number(process.env.PROVIDER_PORT ?? (instance === "dev" ? 4010 : 0));
-      const provider = await startProvider({ databaseUrl: database.url, port });
+      // The provider stands for a service of its own: its own connections, no pooler.
+      const provider = await startProvider({ databaseUrl: direct, port });
       stops.push(() => provider.stop());
       providerUrl = provider.url;
     }
@@ -43,7 +70,8 @@ export async function startStack(instance: "dev" | "test"): Promise<Stack> {
     );
     return {
       env: {
-        DATABASE_URL: database.url,
+        DATABASE_URL: appUrl,
+        DIRECT_DATABASE_URL: direct,
         PAYMENT_PROVIDER_URL: providerUrl,
         CHECKOUT_PARENT_PID: String(process.pid),
       },

@@ -88,16 +88,25 @@ export async function applyMigrations(
   const dir = opts.migrationsDir ?? path.join(process.cwd(), "prisma", "migrations");
   const log = opts.log ?? (() => {});
   const local = readMigrations(dir);
+  // The lock is transaction-scoped, held by an open transaction on a connection of its own, so
+  // the runner also works through PgBouncer in transaction mode (which would strand a session
+  // lock on whichever server connection took it). Each migration still commits on its own.
+  const guard = new pg.Client({ connectionString: databaseUrl });
   const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  await guard.connect();
   try {
-    // Session-level lock on this one connection: held across all the transactions below.
-    const { rows: tryRows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
-      LOCK_KEY,
-    ]);
+    await client.connect();
+    // The database's timeouts (see 20261201001200) must not cut a long wait or migration short.
+    await guard.query(
+      "BEGIN; SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0",
+    );
+    const { rows: tryRows } = await guard.query<{ ok: boolean }>(
+      "SELECT pg_try_advisory_xact_lock($1) AS ok",
+      [LOCK_KEY],
+    );
     if (!tryRows[0]?.ok) {
       log("waiting for the migration lock (another process is migrating)");
-      await client.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
+      await guard.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
     }
     const { rows: exists } = await client.query<{ t: string | null }>(
       "SELECT to_regclass('_prisma_migrations') AS t",
@@ -115,7 +124,9 @@ export async function applyMigrations(
     for (const m of pending) {
       const started = Date.now();
       try {
-        await client.query("BEGIN");
+        await client.query(
+          "BEGIN; SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0",
+        );
         await client.query(m.script); // simple protocol: the script may hold many statements
         await client.query(
           `INSERT INTO _prisma_migrations (id, checksum, migration_name, finished_at, applied_steps_count)
@@ -133,8 +144,8 @@ export async function applyMigrations(
     }
     return { applied };
   } finally {
-    // Closing the session releases the lock even if the unlock itself fails.
-    await client.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]).catch(() => {});
-    await client.end().catch(() => {});
+    // Ending the guard's transaction releases the lock; closing it does too, if that fails.
+    await guard.query("COMMIT").catch(() => {});
+    await Promise.allSettled([guard.end(), client.end()]);
   }
 }

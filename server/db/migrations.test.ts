@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const migrationsDir = path.join(root, "prisma", "migrations");
 const schemaText = readFileSync(path.join(root, "prisma", "schema.prisma"), "utf8");
 const fixtures = path.join(root, "server", "test", "schema-drift", "__fixtures__");
-const adminUrl = process.env.DATABASE_URL;
+// Creating and dropping databases needs a session of its own, not the pooler's.
+const adminUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
 if (!adminUrl)
   throw new Error(
     "DATABASE_URL must point at a PostgreSQL server, e.g. postgresql://postgres@127.0.0.1:5432/postgres",
@@ -284,7 +285,7 @@ describe("applyMigrations", () => {
         new Promise<number | null>((resolve) => {
           const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/migrate.ts"], {
             cwd: root,
-            env: { ...process.env, DATABASE_URL: url },
+            env: { ...process.env, DATABASE_URL: url, DIRECT_DATABASE_URL: "" },
           });
           const collect = (d: Buffer) => {
             outputs[i] += d.toString();
@@ -419,5 +420,38 @@ describe("applyMigrations", () => {
     );
     await expect(applyMigrations(url, { migrationsDir: dir })).rejects.toThrow(/20200101000000_half.*failed/);
     expect(await tableExists(url, "h")).toBe(false);
+  });
+
+  it("`npm run migrate` uses DIRECT_DATABASE_URL when set, not DATABASE_URL (the pooler)", async () => {
+    const url = await tempDatabase();
+    const run = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/migrate.ts"], {
+      cwd: root,
+      // Nothing listens on port 1: only the direct URL can have done the work.
+      env: {
+        ...process.env,
+        DATABASE_URL: "postgresql://postgres@127.0.0.1:1/nowhere",
+        DIRECT_DATABASE_URL: url,
+      },
+    });
+    let output = "";
+    run.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    run.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    expect(await new Promise((resolve) => run.on("close", resolve)), output).toBe(0);
+    expect((await rowsOf(url)).length).toBeGreaterThan(0);
+  });
+
+  it("sets the timeouts as database settings, which every new session gets", async () => {
+    const url = await tempDatabase();
+    await applyMigrations(url);
+    const settings = await withClient(url, (c) =>
+      c.query(
+        "SELECT current_setting('statement_timeout') AS s, current_setting('idle_in_transaction_session_timeout') AS i",
+      ),
+    );
+    expect(settings.rows).toEqual([{ s: "30s", i: "1min" }]);
   });
 });

@@ -14,7 +14,7 @@ import { sweepExpiredKeys } from "./sweep";
 // The sweep deletes every expired key in the database, so this file has a database of its own:
 // the counts below are then exact, and other files' expired keys (the admin tests make some)
 // are neither swept from under them nor counted here.
-const adminUrl = process.env.DATABASE_URL ?? "";
+const adminUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL || "";
 const dbName = `idem_sweep_${randomBytes(6).toString("hex")}`;
 let prisma: Db;
 

@@ -36,7 +36,7 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
   let limiter = holder.limiters.get(id);
   if (!limiter) {
     limiter = new RateLimiterPostgres({
-      storeClient: holder.limitPool,
+      storeClient: unnamedStatements(holder.limitPool),
       storeType: "pool",
       tableName: "rate_limits",
       tableCreated: true, // the migration owns the table
@@ -47,6 +47,16 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
     holder.limiters.set(id, limiter);
   }
   return limiter;
+}
+
+/**
+ * The limiter names its prepared statements, which PgBouncer in transaction mode (1.18) cannot
+ * follow from one server connection to the next ("prepared statement … already exists"): the
+ * same queries, sent unnamed. With storeType "pool" the limiter only ever calls `query`.
+ */
+function unnamedStatements(pool: pg.Pool): pg.Pool {
+  const query = (q: { text: string; values?: unknown[] }) => pool.query({ text: q.text, values: q.values });
+  return { query } as unknown as pg.Pool;
 }
 
 function retryAfter(res: RateLimiterRes): number {

@@ -45,6 +45,13 @@ export function contextFor(
   });
 }
 
+/** A session of its own, not the pooler's, for tests that create databases or take session locks. */
+export function directTestDatabaseUrl(): string {
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is required");
+  return url;
+}
+
 /** A shopper signed up through better-auth itself, and the session cookie it was given. */
 export async function createTestSession(): Promise<{ cookie: string; email: string }> {
   const email = `session-${randomBytes(6).toString("hex")}@example.test`;

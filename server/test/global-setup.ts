@@ -7,7 +7,8 @@ import { seedDemoData } from "../seed";
  * DATABASE_URL; running Vitest by hand needs DATABASE_URL pointing at a server.
  */
 export default async function setup() {
-  const url = process.env.DATABASE_URL;
+  // Migrations and the seed need a session of their own: the direct URL when DATABASE_URL is a pooler.
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: run `npm test`, or point it at a PostgreSQL server.");
   await applyMigrations(url);
   const prisma = createPrismaClient(url);

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { testDatabaseUrl } from "./fast";
+import { directTestDatabaseUrl } from "../../test/fixtures";
 
 // Arbitrary, and only ever taken by these tests.
 const LOCK_KEY = 0x6f7574626f78;
@@ -9,8 +9,10 @@ const LOCK_KEY = 0x6f7574626f78;
  * deliveries are then its own, even when Vitest runs files in parallel. Returns the release.
  */
 export async function takeMessagingTurn(): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl() });
+  // A session-level lock: on a session of its own (not the pooler's), with no time limit.
+  const client = new pg.Client({ connectionString: directTestDatabaseUrl() });
   await client.connect();
+  await client.query("SET statement_timeout = 0");
   await client.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
   return async () => {
     await client.end();

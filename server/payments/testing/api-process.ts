@@ -23,6 +23,7 @@ async function startScript(script: string, env: Record<string, string>, readyLin
   let stderr = "";
   child.stderr?.on("data", (d) => {
     stderr += String(d);
+    if (process.env.DEBUG_API) process.stderr.write(String(d)); // to see why a test got a 500
   });
   const ready = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20_000);
@@ -40,6 +41,7 @@ async function startScript(script: string, env: Record<string, string>, readyLin
   );
   return {
     ready,
+    pid: child.pid as number,
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -1,0 +1,107 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { parseEnv } from "../server/env";
+import { requireBinaries } from "./lib/debian-package";
+import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
+import { waitForHealth } from "./lib/health-wait";
+import { startStack } from "./lib/stack";
+
+/**
+ * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
+ * (default 2), each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
+ * PORT. Background jobs run in every instance (docs/decisions/0021). Ctrl-C stops everything.
+ */
+const env = parseEnv(process.env);
+const ZCluster = z.object({
+  CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
+  CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  PGBOUNCER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+});
+const parsed = ZCluster.safeParse(
+  Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== "")),
+);
+if (!parsed.success) {
+  for (const i of parsed.error.issues)
+    console.error(`Invalid environment: ${i.path.join(".")}: ${i.message}`);
+  process.exit(1);
+}
+const { CLUSTER_INSTANCES, PGBOUNCER_PORT } = parsed.data;
+const firstPort = parsed.data.CLUSTER_INSTANCE_PORT ?? env.PORT + 1;
+const ports = Array.from({ length: CLUSTER_INSTANCES }, (_, i) => firstPort + i);
+
+let binaries: ReturnType<typeof requireBinaries>;
+try {
+  binaries = requireBinaries(["pgbouncer", "haproxy"]);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
+if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
+  execFileSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
+
+const stack = await startStack(process.env.CHECKOUT_INSTANCE === "test" ? "test" : "dev", {
+  pgbouncer: binaries.pgbouncer,
+  pgbouncerPort: PGBOUNCER_PORT,
+  // Each instance opens up to 17 client connections (Prisma 10, pg-boss 4, the abuse limiter 3):
+  // past 5 instances PgBouncer's default of 100 would refuse some. Server connections stay at 20.
+  pgbouncerSettings: { max_client_conn: Math.max(100, CLUSTER_INSTANCES * 17 + 20) },
+});
+const watchdog = fileURLToPath(new URL("./lib/die-with-parent.cjs", import.meta.url));
+const children: ChildProcess[] = [];
+let stopping = false;
+let lb: Awaited<ReturnType<typeof startHaproxy>> | undefined;
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  await lb?.stop();
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once("exit", () => resolve());
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
+  await stack.stop();
+  console.log("cluster stopped");
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopAll(0));
+
+try {
+  for (const [i, port] of ports.entries()) {
+    const child = spawn(
+      "node_modules/.bin/next",
+      ["start", "--port", String(port), "--hostname", "127.0.0.1"],
+      {
+        stdio: "inherit",
+        env: {
+          ...process.env,
+          ...stack.env,
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`].filter(Boolean).join(" "),
+        },
+      },
+    );
+    children.push(child);
+    console.log(`instance ${i + 1}: pid ${child.pid}, port ${port}`);
+    // A dead instance drops out of HAProxy's rotation; the cluster stops only when none is left.
+    child.on("exit", (code, signal) => {
+      if (stopping) return;
+      console.error(`instance ${i + 1} on port ${port} exited (${signal ?? code})`);
+      if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) void stopAll(1);
+    });
+  }
+  await Promise.all(ports.map((port) => waitForHealth(`http://127.0.0.1:${port}${HEALTH_CHECK_PATH}`)));
+  lb = await startHaproxy({ binary: binaries.haproxy, port: env.PORT, backends: ports });
+  console.log(
+    `cluster ready on http://localhost:${env.PORT}: ${ports.length} instances (ports ${ports.join(", ")}) ` +
+      `behind HAProxy, through PgBouncer in transaction mode`,
+  );
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  await stopAll(1);
+}
