@@ -18,6 +18,7 @@ await applyMigrations(database.url);
 const { db } = await import("../server/db");
 const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import("../server/trpc");
 const { contextFor, createTestAccount } = await import("../server/test/fixtures");
+const { replayable } = await import("../server/idempotency");
 
 await db().$executeRawUnsafe(
   "CREATE TABLE IF NOT EXISTS bench_effects (id uuid PRIMARY KEY, account_id uuid NOT NULL, amount int NOT NULL)",
@@ -33,11 +34,13 @@ const benchRouter = router({
       return { amount: input.amount };
     }),
   ),
-  idempotent: idempotentProcedure(ZInput).mutation(({ ctx, input }) =>
-    ctx.idempotency.complete(async (tx) => {
-      await write(tx, ctx.account.id, input.amount);
-      return { amount: input.amount };
-    }),
+  idempotent: idempotentProcedure(ZInput, { procedure: "bench.idempotent" }).mutation(
+    replayable(({ ctx, input }) =>
+      ctx.idempotency.complete(async (tx) => {
+        await write(tx, ctx.account.id, input.amount);
+        return { amount: input.amount };
+      }),
+    ),
   ),
 });
 const caller = createCallerFactory(benchRouter);

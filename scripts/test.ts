@@ -31,7 +31,7 @@ try {
     console.error(`\n✖ ${browser.message}`);
     throw new StepFailed();
   }
-  step("lint", bin("biome"), ["check", "."]);
+  step("lint", "npm", ["run", "--silent", "lint"]);
   step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
   // Through PgBouncer in transaction mode whenever it is installed (CI requires it): the shape a
   // deployment has. Without it (a machine with only Node) the suite talks to PostgreSQL directly.

@@ -3,7 +3,13 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
 import { ErrorDetails } from "./errors";
-import { type IdempotencyOptions, idempotent, parseIdempotencyKey } from "./idempotency";
+import {
+  type IdempotencyHandle,
+  type IdempotencyOptions,
+  idempotent,
+  parseIdempotencyKey,
+  StoredReplay,
+} from "./idempotency";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
 /**
@@ -60,6 +66,8 @@ export function limitedBy(name: LimitName) {
     const account = ctx.principal.account;
     if (!account)
       throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
+    // A replayed stored answer does no work, so it costs nothing against the limit.
+    if ((ctx as { idempotency?: unknown }).idempotency instanceof StoredReplay) return next();
     const limit = await consume(LIMIT_RULES[name], account.id);
     if (!limit.ok) {
       ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
@@ -97,13 +105,19 @@ const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
 const keyedProcedure = t.procedure.meta({ idempotent: true }).use(requireIdempotencyKey).use(requireAccount);
 
 /**
- * A mutation that runs at most once per (account, Idempotency-Key). Its handler gets
- * `ctx.idempotency` for atomic phases and the fenced final transaction.
+ * A mutation that runs at most once per (account, Idempotency-Key), named by its owner's
+ * constant (`options.procedure`). Its resolver is wrapped in `replayable`, which answers a
+ * replay, and gets `ctx.idempotency` for atomic phases and the fenced final transaction.
  */
 export function idempotentProcedure<TSchema extends z.ZodType>(
   input: TSchema,
-  options: IdempotencyOptions<z.output<TSchema>> = {},
+  options: IdempotencyOptions<z.output<TSchema>>,
 ) {
   const middleware = idempotent<z.output<TSchema>>(options);
-  return keyedProcedure.input(input).use((opts) => middleware(opts));
+  // `next` passed through a lambda, so tRPC sees the context the middleware adds.
+  return keyedProcedure
+    .input(input)
+    .use(({ ctx, input: parsed, next }) =>
+      middleware({ ctx, input: parsed, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
+    );
 }

@@ -33,11 +33,14 @@ export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {
   IDEMPOTENCY_DEFAULTS,
+  type IdempotencyHandle,
   type IdempotencyObservation,
   type IdempotencyOptions,
   idempotent,
   type RequestObservation,
+  replayable,
   runAsOwner,
+  StoredReplay,
 } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
 export { recordKeyEvent } from "./store";

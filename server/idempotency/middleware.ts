@@ -1,5 +1,4 @@
 import { TRPCError } from "@trpc/server";
-import type { MiddlewareResult } from "@trpc/server/unstable-core-do-not-import";
 import type { Db } from "../db";
 import { counters, type Outcome } from "./counters";
 import { ErrorDetails } from "./error-details";
@@ -17,6 +16,12 @@ import {
 } from "./store";
 
 export interface IdempotencyOptions<TInput> {
+  /**
+   * The procedure's identity, declared by its owner (for example "payments.create"): stored with
+   * each key and part of the fingerprint, so it must stay the same when a router is renamed or
+   * mounted elsewhere. A background completer finds its keys by it.
+   */
+  procedure: string;
   /** The input fields that define the operation; all of them when omitted. */
   fields?: readonly (keyof TInput & string)[];
   /** How long the key and its stored response are kept. Default 24 h. */
@@ -54,16 +59,47 @@ interface RequiredContext {
   observation?: RequestObservation;
 }
 
-type Result = MiddlewareResult<{ idempotency: KeyOwner }>;
-interface MiddlewareArgs {
-  ctx: RequiredContext;
-  input: unknown;
-  path: string;
-  next: (opts: { ctx: { idempotency: KeyOwner } }) => Promise<Result>;
+/**
+ * What the resolver gets on a replay of a stored success: the stored data and no owner. tRPC's
+ * public middleware API cannot answer without calling the resolver, so the middleware hands the
+ * stored answer down and `replayable` returns it without running the handler.
+ */
+export class StoredReplay {
+  taken = false;
+  constructor(private readonly data: unknown) {}
+  take(): unknown {
+    this.taken = true;
+    return this.data;
+  }
 }
 
-// tRPC's marker for a middleware result; a replay answers without calling the handler.
-const middlewareMarker = "middlewareMarker" as "middlewareMarker" & { __brand: "middlewareMarker" };
+/** ctx.idempotency in an idempotent resolver: the key's owner, or a replay to return as is. */
+export type IdempotencyHandle = KeyOwner | StoredReplay;
+
+/**
+ * Wraps an idempotent procedure's resolver: on a replay it returns the stored data without
+ * running the handler; otherwise it runs the handler with the key's owner.
+ */
+export function replayable<TOpts extends { ctx: { idempotency: IdempotencyHandle } }, TOut>(
+  handler: (opts: Owned<TOpts>) => TOut | Promise<TOut>,
+): (opts: TOpts) => Promise<TOut> {
+  return async (opts) => {
+    const handle = opts.ctx.idempotency;
+    if (handle instanceof StoredReplay) return handle.take() as TOut;
+    return handler(opts as unknown as Owned<TOpts>);
+  };
+}
+
+/** The resolver's options with the key's owner in place of the handle. */
+type Owned<TOpts extends { ctx: object }> = Omit<TOpts, "ctx"> & {
+  ctx: Omit<TOpts["ctx"], "idempotency"> & { idempotency: KeyOwner };
+};
+
+interface MiddlewareArgs<R> {
+  ctx: RequiredContext;
+  input: unknown;
+  next: (opts: { ctx: { idempotency: IdempotencyHandle } }) => Promise<R>;
+}
 
 type Seen = { keyId?: bigint; fence?: number };
 type Decision =
@@ -77,15 +113,19 @@ type Decision =
  * and runs; a duplicate is replayed (completed), told 409 (in flight) or 422 (another request);
  * a duplicate that finds the lease expired takes the key over and resumes from its recovery point.
  */
-export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
+export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
   const o = { ...IDEMPOTENCY_DEFAULTS, ...options };
-  return async function idempotencyMiddleware({ ctx, input, path, next }: MiddlewareArgs): Promise<Result> {
+  return async function idempotencyMiddleware<R extends Settled>({
+    ctx,
+    input,
+    next,
+  }: MiddlewareArgs<R>): Promise<R> {
     const params = pickFields(input, o.fields);
     const claim = {
       accountId: ctx.account.id,
       key: ctx.idempotencyKey,
-      procedure: path,
-      fingerprint: fingerprint(path, params),
+      procedure: o.procedure,
+      fingerprint: fingerprint(o.procedure, params),
       requestParams: params ?? null,
       leaseSeconds: o.leaseSeconds,
       ttlSeconds: o.ttlSeconds,
@@ -117,8 +157,12 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       counters.increment("replayed");
       observe("replayed", decision.keyId, decision.fence);
       ctx.resHeaders.set("Idempotent-Replayed", "true");
-      if ("data" in decision.body)
-        return { ok: true as const, data: decision.body.data, marker: middlewareMarker };
+      if ("data" in decision.body) {
+        const replay = new StoredReplay(decision.body.data);
+        const result = await next({ ctx: { idempotency: replay } });
+        if (!replay.taken) throw new Error(`the resolver of ${o.procedure} is not wrapped in replayable()`);
+        return result;
+      }
       const { code, message, details } = decision.body.error;
       throw new TRPCError({ code, message, cause: details ? new ErrorDetails(details) : undefined });
     }

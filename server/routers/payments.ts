@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../env";
-import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
+import { IDEMPOTENCY_DEFAULTS, replayable } from "../idempotency";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { getPaymentForAccount } from "../payments/orders";
 import { executePayment } from "../payments/phases";
@@ -47,6 +47,7 @@ const IDEMPOTENCY_DESCRIPTION = [
 
 export const paymentsRouter = router({
   create: idempotentProcedure(ZCreatePayment, {
+    procedure: PAYMENT_PROCEDURE,
     fields: ["orderId", "paymentMethod"],
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
   })
@@ -88,16 +89,20 @@ export const paymentsRouter = router({
     })
     .use(limitedBy("paymentsByAccount"))
     .output(ZPayment)
-    .mutation(({ ctx, input }) =>
-      executePayment(
-        { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
-        ctx.idempotency,
-        ctx.account.id,
-        input,
-        // Test set-ups may ask the provider for a fault (latency, 5xx, drop) on this request.
-        {
-          providerFault: env.isProduction ? undefined : (ctx.reqHeaders.get("x-provider-fault") ?? undefined),
-        },
+    .mutation(
+      replayable(({ ctx, input }) =>
+        executePayment(
+          { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
+          ctx.idempotency,
+          ctx.account.id,
+          input,
+          // Test set-ups may ask the provider for a fault (latency, 5xx, drop) on this request.
+          {
+            providerFault: env.isProduction
+              ? undefined
+              : (ctx.reqHeaders.get("x-provider-fault") ?? undefined),
+          },
+        ),
       ),
     ),
   get: authedProcedure

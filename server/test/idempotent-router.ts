@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Db } from "../db";
+import { replayable } from "../idempotency";
 import { createCallerFactory, idempotentProcedure, router } from "../trpc";
 
 /**
@@ -23,8 +24,12 @@ export const hooks: {
 } = {};
 
 export const testRouter = router({
-  effect: idempotentProcedure(ZTestInput, { fields: ["amount", "note"], leaseSeconds: 2 }).mutation(
-    async ({ ctx, input }) => {
+  effect: idempotentProcedure(ZTestInput, {
+    procedure: "effect",
+    fields: ["amount", "note"],
+    leaseSeconds: 2,
+  }).mutation(
+    replayable(async ({ ctx, input }) => {
       const key = ctx.idempotencyKey;
       runs.set(`${ctx.account.id}/${key}`, (runs.get(`${ctx.account.id}/${key}`) ?? 0) + 1);
       if (input.sleepMs) await new Promise((r) => setTimeout(r, input.sleepMs));
@@ -38,11 +43,15 @@ export const testRouter = router({
         await hooks.beforeComplete?.(key);
         return { effectId: id, amount: input.amount, note: input.note, at: new Date() };
       });
-    },
+    }),
   ),
   /** Two steps: an atomic phase writes the business row, the fenced completion reads it back. */
-  phased: idempotentProcedure(ZTestInput, { fields: ["amount", "note"], leaseSeconds: 2 }).mutation(
-    async ({ ctx, input }) => {
+  phased: idempotentProcedure(ZTestInput, {
+    procedure: "phased",
+    fields: ["amount", "note"],
+    leaseSeconds: 2,
+  }).mutation(
+    replayable(async ({ ctx, input }) => {
       const key = ctx.idempotencyKey;
       runs.set(`${ctx.account.id}/${key}`, (runs.get(`${ctx.account.id}/${key}`) ?? 0) + 1);
       if (ctx.idempotency.recoveryPoint === "started") {
@@ -58,9 +67,11 @@ export const testRouter = router({
           SELECT id::text FROM idem_test_effects WHERE account_id = ${ctx.account.id}::uuid AND key = ${key}`;
         return { effectIds: rows.map((r) => r.id), amount: input.amount, note: input.note };
       });
-    },
+    }),
   ),
-  plain: idempotentProcedure(z.object({ n: z.number() })).mutation(({ input }) => ({ doubled: input.n * 2 })),
+  plain: idempotentProcedure(z.object({ n: z.number() }), { procedure: "plain" }).mutation(
+    replayable(({ input }) => ({ doubled: input.n * 2 })),
+  ),
 });
 
 export const createTestCaller = createCallerFactory(testRouter);
