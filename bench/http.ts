@@ -55,7 +55,8 @@ const provider = await startProvider({
 if (process.env.BENCH_BUILD !== "0")
   execFileSync("node_modules/.bin/next", ["build"], { cwd: ROOT, stdio: "ignore" });
 const server = await startServer();
-const client = httpClient(`http://127.0.0.1:${PORT}`, 16);
+// Sockets for 16 clients and the 16 requests that hold keys in flight for the 409s.
+const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
 const alice = "Bearer sk_test_alice";
 const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
 
@@ -177,43 +178,27 @@ await admin.end();
 await provider.stop();
 await database.stop();
 
-/** 409s: slow payments (about 2 s at the provider) hold their keys while clients retry them. */
+/** 409s: payments held at the provider (a fault header delays its answer) keep their keys in flight. */
 async function conflicts(clients: number, total: number): Promise<Measured> {
-  let sent = 0;
-  const parts: LoadResult[] = [];
-  let m: Measured | undefined;
-  while (sent < total) {
-    const ids = await orders(clients);
-    const keys = ids.map(() => randomUUID());
-    const slow = ids.map((id, k) => pay(keys[k] as string, payBody(id, "pm_card_slow")));
-    await new Promise((r) => setTimeout(r, 200));
-    // Small rounds: each slow payment holds its key for about 2 s only.
-    const batch = Math.min(total - sent, clients * 6);
-    const part = await measured(() =>
-      closedLoop(clients, batch, async (k) => {
-        const j = k % clients;
-        return (await pay(keys[j] as string, payBody(ids[j] as string, "pm_card_slow"))).status === 409;
-      }),
+  const ids = await orders(clients);
+  const keys = ids.map(() => randomUUID());
+  const hold = (k: number) =>
+    client.request(
+      "POST",
+      "/api/trpc/payments.create",
+      { authorization: alice, "idempotency-key": keys[k] as string, "x-provider-fault": "latency=12000" },
+      payBody(ids[k] as string),
     );
-    parts.push(part);
-    m ??= part;
-    sent += batch;
-    await Promise.all(slow);
-  }
-  const all = parts;
-  return {
-    ...(m as Measured),
-    requests: sent,
-    p50: median(all.map((p) => p.p50)),
-    p99: Math.max(...all.map((p) => p.p99)),
-    perSecond: median(all.map((p) => p.perSecond)),
-    unexpected: all.reduce((s, p) => s + p.unexpected, 0),
-  };
-}
-
-function median(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+  const held = ids.map((_, k) => hold(k));
+  await new Promise((r) => setTimeout(r, 500));
+  const m = await measured(() =>
+    closedLoop(clients, total, async (i) => {
+      const k = i % clients;
+      return (await pay(keys[k] as string, payBody(ids[k] as string))).status === 409;
+    }),
+  );
+  await Promise.all(held);
+  return m;
 }
 
 function report() {

@@ -8,7 +8,13 @@ export {
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
 export { canonicalize, fingerprint } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
-export { IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, idempotent, runAsOwner } from "./middleware";
+export {
+  type FirstPhase,
+  IDEMPOTENCY_DEFAULTS,
+  type IdempotencyOptions,
+  idempotent,
+  runAsOwner,
+} from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export type { Tx } from "./store";
+export type { StatementWrites, Tx } from "./store";
 export { sweepExpiredKeys } from "./sweep";

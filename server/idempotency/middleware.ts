@@ -2,14 +2,21 @@ import { TRPCError } from "@trpc/server";
 import type { MiddlewareResult } from "@trpc/server/unstable-core-do-not-import";
 import type { Db } from "../db";
 import { ErrorDetails } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
 import { counters } from "./counters";
 import { fingerprint, pickFields } from "./fingerprint";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
+  type ClaimParams,
+  claimedDerivedKey,
+  claimedKeyId,
   claimKey,
   completeKey,
   deleteExpiredKey,
+  type FirstPhaseStatement,
+  isFirstPhaseFailure,
   type KeyRow,
+  keyIsNew,
   recordFenced,
   releaseKey,
   renewLease,
@@ -27,6 +34,26 @@ export interface IdempotencyOptions<TInput> {
   retryAfterSeconds?: number;
   /** Upper bound of each fenced business transaction. Default 15 s. */
   transactionTimeoutMs?: number;
+  /**
+   * The handler's first atomic phase, written into the claim statement so that a fresh key and
+   * its first phase commit together in one round trip. When it writes nothing (its order is
+   * gone, say) the claim rolls back and runs again without it; the handler then runs the phase
+   * itself and decides the outcome. The handler reads the value with `phaseResult`.
+   */
+  firstPhase?: FirstPhase<TInput>;
+}
+
+export interface FirstPhase<TInput> {
+  recoveryPoint: string;
+  statement(
+    input: TInput,
+    ctx: { account: { id: string } },
+    /**
+     * `isNew` holds only when the claim inserted the key: the phase's writes must require it,
+     * for the statement also runs them when it finds an existing key.
+     */
+    key: { id: Prisma.Sql; isNew: Prisma.Sql; derivedKey(purpose: string): Prisma.Sql },
+  ): Omit<FirstPhaseStatement, "recoveryPoint">;
 }
 
 export const IDEMPOTENCY_DEFAULTS = {
@@ -78,7 +105,16 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       leaseSeconds: o.leaseSeconds,
       ttlSeconds: o.ttlSeconds,
     };
-    const decision = await decide(ctx.prisma, claim);
+    const scope = `${ctx.account.id}\n${ctx.idempotencyKey}`;
+    const phase = o.firstPhase && {
+      recoveryPoint: o.firstPhase.recoveryPoint,
+      ...o.firstPhase.statement(input as TInput, ctx, {
+        id: claimedKeyId,
+        isNew: keyIsNew,
+        derivedKey: (purpose) => claimedDerivedKey(scope, purpose),
+      }),
+    };
+    const decision = await decide(ctx.prisma, claim, phase);
 
     if (decision.kind === "mismatch") {
       counters.increment("fingerprint_mismatch");
@@ -105,8 +141,11 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       decision.row.id,
       decision.fence,
       decision.recoveryPoint,
-      `${ctx.account.id}\n${ctx.idempotencyKey}`,
+      scope,
       o.transactionTimeoutMs,
+      decision.row.inserted && phase
+        ? { recoveryPoint: phase.recoveryPoint, value: decision.row.phaseResult }
+        : undefined,
     );
     try {
       const result = await runAsOwner(ctx.prisma, owner, o.leaseSeconds, () =>
@@ -196,11 +235,19 @@ function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: stri
   });
 }
 
-async function decide(prisma: Db, claim: Parameters<typeof claimKey>[1]): Promise<Decision> {
+async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseStatement): Promise<Decision> {
   // A handful of passes covers every race: a concurrent insert our snapshot missed, an expired
   // key deleted for reuse, a takeover lost to another duplicate.
+  let phase = firstPhase;
   for (let pass = 0; pass < 5; pass++) {
-    const row = await claimKey(prisma, claim);
+    let row: KeyRow | undefined;
+    try {
+      row = await claimKey(prisma, claim, phase);
+    } catch (error) {
+      if (!phase || !isFirstPhaseFailure(error)) throw error;
+      phase = undefined;
+      continue;
+    }
     if (!row) continue;
     if (row.inserted) {
       counters.increment("claimed");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "../env";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
-import { executePayment } from "../payments/phases";
+import { createPaymentPhase, executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
 import { idempotentProcedure, router } from "../trpc";
 
@@ -25,6 +25,7 @@ export const paymentsRouter = router({
   create: idempotentProcedure(ZCreatePayment, {
     fields: ["orderId", "paymentMethod"],
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
+    firstPhase: createPaymentPhase,
   })
     .output(ZPayment)
     .mutation(({ ctx, input }) =>
