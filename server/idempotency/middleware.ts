@@ -8,15 +8,13 @@ import { fingerprint, pickFields } from "./fingerprint";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
   type ClaimParams,
-  claimedDerivedKey,
-  claimedKeyId,
   claimKey,
   completeKey,
   deleteExpiredKey,
   type FirstPhaseStatement,
+  firstPhaseKey,
   isFirstPhaseFailure,
   type KeyRow,
-  keyIsNew,
   recordFenced,
   releaseKey,
   renewLease,
@@ -108,11 +106,7 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
     const scope = `${ctx.account.id}\n${ctx.idempotencyKey}`;
     const phase = o.firstPhase && {
       recoveryPoint: o.firstPhase.recoveryPoint,
-      ...o.firstPhase.statement(input as TInput, ctx, {
-        id: claimedKeyId,
-        isNew: keyIsNew,
-        derivedKey: (purpose) => claimedDerivedKey(scope, purpose),
-      }),
+      ...o.firstPhase.statement(input as TInput, ctx, firstPhaseKey(scope)),
     };
     const decision = await decide(ctx.prisma, claim, phase);
 

@@ -40,8 +40,14 @@ export async function claimKey(
   p: ClaimParams,
   phase?: FirstPhaseStatement,
 ): Promise<KeyRow | undefined> {
+  const rows = await prisma.$queryRaw<KeyRow[]>(claimStatement(p, phase));
+  return rows[0];
+}
+
+/** The claim's SQL (the bench sends it through node-postgres alone, to price the ORM). */
+export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Prisma.Sql {
   const recoveryPoint = phase ? phase.recoveryPoint : "started";
-  const rows = await prisma.$queryRaw<KeyRow[]>`
+  return Prisma.sql`
     WITH ins AS (
       INSERT INTO idempotency_keys
         (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at, recovery_point)
@@ -68,7 +74,6 @@ export async function claimKey(
            coalesce(locked_until > now(), false), expires_at <= now(), true, NULL::json
       FROM idempotency_keys
      WHERE account_id = ${p.accountId}::uuid AND key = ${p.key} AND NOT EXISTS (SELECT 1 FROM ins)`;
-  return rows[0];
 }
 
 const FIRST_PHASE_FAILED = "first phase wrote nothing";
@@ -90,6 +95,15 @@ export interface FirstPhaseStatement {
   done: Prisma.Sql;
   /** The phase's value for the handler, as json. */
   result: Prisma.Sql;
+}
+
+/** What a first phase's statement may use of the key the claim is inserting. */
+export function firstPhaseKey(scope: string) {
+  return {
+    id: claimedKeyId,
+    isNew: keyIsNew,
+    derivedKey: (purpose: string) => claimedDerivedKey(scope, purpose),
+  };
 }
 
 /** True in the claim statement only when it inserted the key. */
@@ -176,9 +190,25 @@ export async function completeKeyWith(
   body: string,
   writes: StatementWrites,
 ): Promise<boolean> {
-  const checks = writes.requires.map((r) => Prisma.sql`statement_require(${r.condition}, ${r.reason})`);
   try {
-    await prisma.$queryRaw`
+    await prisma.$queryRaw(completionStatement(id, fence, status, body, writes));
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(`requirement failed: ${FENCE_LOST}`)) return false;
+    throw error;
+  }
+}
+
+/** The final phase's SQL with the key's completion (sent alone by the bench, too). */
+export function completionStatement(
+  id: bigint,
+  fence: number,
+  status: number,
+  body: string,
+  writes: StatementWrites,
+): Prisma.Sql {
+  const checks = writes.requires.map((r) => Prisma.sql`statement_require(${r.condition}, ${r.reason})`);
+  return Prisma.sql`
       WITH ${writes.ctes}, done AS (
         UPDATE idempotency_keys
            SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
@@ -190,11 +220,6 @@ export async function completeKeyWith(
         SELECT id, 'completed', fence, ${String(status)} FROM done
       )
       SELECT ${Prisma.join([Prisma.sql`statement_require((SELECT count(*) FROM done) = 1, ${FENCE_LOST})`, ...checks], " AND ")} AS ok`;
-    return true;
-  } catch (error) {
-    if (error instanceof Error && error.message.includes(`requirement failed: ${FENCE_LOST}`)) return false;
-    throw error;
-  }
 }
 
 /** Records a recovery point and renews the lease, in the phase's transaction; fenced like completion. */

@@ -71,7 +71,7 @@ function insertPendingPayment(
 ) {
   return Prisma.sql`
     INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key)
-    SELECT ${randomUUID()}::uuid, o.id, o.account_id, ${keyId}, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
+    SELECT ${randomUUID()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
       FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
     ON CONFLICT DO NOTHING
     RETURNING id, order_id, account_id, amount_minor, currency, payment_method, provider_key`;
@@ -140,7 +140,10 @@ export async function executePayment(
  * Phase 3 as one statement (decision 0016): settle the payment, book the ledger, mark the order
  * paid and write the outbox event; the key's completion joins them in the same statement.
  */
-function settleAndBook(payment: PendingPayment, charge: Charge) {
+export function settleAndBook(
+  payment: PendingPayment,
+  charge: Pick<Charge, "id" | "failureCode" | "failureMessage">,
+) {
   const capture = paymentCaptureSql({
     paymentId: payment.id,
     amountMinor: payment.amountMinor,
