@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PORT = Number(process.env.BENCH_PORT ?? 3315);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
-const SIZES = { catalog: [200, 1000], fresh: [100, 600], replay: [200, 1000], conflict: [100, 600] };
+const SIZES = { catalog: [200, 1000], fresh: [100, 600], replay: [200, 1000], conflict: [100, 400] };
 const CLIENTS = [1, 16] as const;
 
 const database = await startDatabase({
@@ -186,7 +186,7 @@ async function conflicts(clients: number, total: number): Promise<Measured> {
     client.request(
       "POST",
       "/api/trpc/payments.create",
-      { authorization: alice, "idempotency-key": keys[k] as string, "x-provider-fault": "latency=12000" },
+      { authorization: alice, "idempotency-key": keys[k] as string, "x-provider-fault": "latency=9000" },
       payBody(ids[k] as string),
     );
   const held = ids.map((_, k) => hold(k));
