@@ -24,6 +24,12 @@ export interface CreateChargeInput {
   metadata?: Record<string, string>;
 }
 
+export interface ListChargesOptions {
+  createdGte?: Date;
+  idempotencyKey?: string;
+  metadata?: Record<string, string>;
+}
+
 export interface PaymentProvider {
   /**
    * Creates (or, for a key seen before, replays) a charge. A decline is an
@@ -32,8 +38,11 @@ export interface PaymentProvider {
    */
   createCharge(input: CreateChargeInput, idempotencyKey: string, opts?: { fault?: string }): Promise<Charge>;
   getCharge(id: string): Promise<Charge | null>;
-  /** Walks all pages, oldest first (created_at, id). */
-  listCharges(opts?: { createdGte?: Date }): AsyncIterable<Charge>;
+  /**
+   * Walks all pages, oldest first (created_at, id). The filters narrow it to the charges made
+   * with one idempotency key, or whose metadata holds the given pairs.
+   */
+  listCharges(opts?: ListChargesOptions): AsyncIterable<Charge>;
 }
 
 export type ProviderErrorKind = "unavailable" | "timeout" | "conflict" | "rejected";
@@ -202,6 +211,9 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
       for (;;) {
         const query = new URLSearchParams({ limit: String(pageSize) });
         if (listOpts?.createdGte) query.set("created_gte", listOpts.createdGte.toISOString());
+        if (listOpts?.idempotencyKey) query.set("idempotency_key", listOpts.idempotencyKey);
+        for (const [name, value] of Object.entries(listOpts?.metadata ?? {}))
+          query.set(`metadata[${name}]`, value);
         if (startingAfter !== undefined) query.set("starting_after", startingAfter);
         const path = `/v1/charges?${query}`;
         const answer = await call("GET", path);

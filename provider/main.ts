@@ -6,6 +6,7 @@
  *   PROVIDER_PORT        port on 127.0.0.1 (default 4010; 0 = random free port)
  *   PROVIDER_FAULTS      random faults, e.g. "error:0.1,drop:0.1,latency:0-300" (see faults.ts)
  *   PROVIDER_SECRET      if set, /v1/* requires "Authorization: Bearer <secret>"
+ *   PROVIDER_KEY_RETENTION_SECONDS  forget idempotency keys after this (default 86400, as Stripe)
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
  * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
@@ -38,6 +39,11 @@ const port = Number(portText);
 if (!/^\d+$/.test(portText) || port > 65535)
   fail(`PROVIDER_PORT must be an integer 0-65535, got "${portText}"`);
 
+const retentionText = process.env.PROVIDER_KEY_RETENTION_SECONDS?.trim() || "86400";
+if (!/^\d+$/.test(retentionText) || Number(retentionText) < 1)
+  fail(`PROVIDER_KEY_RETENTION_SECONDS must be a whole number of seconds >= 1, got "${retentionText}"`);
+const keyRetentionSeconds = Number(retentionText);
+
 let faults: ReturnType<typeof parseFaultEnv>;
 try {
   faults = parseFaultEnv(process.env.PROVIDER_FAULTS);
@@ -60,7 +66,12 @@ try {
   );
 }
 
-const server = createProviderServer({ pool, faults, secret: process.env.PROVIDER_SECRET || undefined });
+const server = createProviderServer({
+  pool,
+  faults,
+  keyRetentionSeconds,
+  secret: process.env.PROVIDER_SECRET || undefined,
+});
 
 server.on("error", (err: NodeJS.ErrnoException) => {
   fail(err.code === "EADDRINUSE" ? `port ${port} is already in use (PROVIDER_PORT)` : err.message);

@@ -23,6 +23,8 @@ export interface ProviderServerOptions {
   faults?: FaultConfig;
   /** When set, /v1/* requires `Authorization: Bearer <secret>`. */
   secret?: string;
+  /** Idempotency keys are forgotten after this, like a real provider's (default: kept forever). */
+  keyRetentionSeconds?: number;
   /** How long `pm_card_slow` takes (default 2000 ms). */
   slowCardMs?: number;
   /** Called with unexpected errors (default: console.error). */
@@ -79,6 +81,19 @@ const ListQuery = z.strictObject({
     .optional(),
   idempotency_key: z.string().min(1).optional(),
 });
+
+/** `metadata[name]=value` query parameters, as Stripe's search spells them. */
+const METADATA_PARAM = /^metadata\[([A-Za-z0-9_]{1,40})\]$/;
+function splitMetadataQuery(query: URLSearchParams) {
+  const rest: Record<string, string> = {};
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of query) {
+    const m = METADATA_PARAM.exec(name);
+    if (m?.[1] !== undefined) metadata[m[1]] = value;
+    else rest[name] = value;
+  }
+  return { rest, metadata: Object.keys(metadata).length > 0 ? metadata : undefined };
+}
 
 const IdempotencyKey = z.string().min(1).max(255);
 
@@ -211,6 +226,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         };
       },
       render: renderCreated,
+      retentionSeconds: options.keyRetentionSeconds,
     });
 
     switch (result.kind) {
@@ -245,7 +261,8 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   }
 
   async function list(query: URLSearchParams): Promise<Reply> {
-    const parsed = ListQuery.safeParse(Object.fromEntries(query));
+    const { rest, metadata } = splitMetadataQuery(query);
+    const parsed = ListQuery.safeParse(rest);
     if (!parsed.success) {
       return apiError(
         400,
@@ -263,6 +280,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         startingAfter: q.starting_after,
         createdGte: q.created_gte,
         idempotencyKey: q.idempotency_key,
+        metadata,
       });
       return {
         status: 200,

@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.charges (
   status text NOT NULL CHECK (status IN ('succeeded', 'declined')),
   failure_code text,
   failure_message text,
-  idempotency_key text NOT NULL UNIQUE,
+  idempotency_key text NOT NULL,
   request_fingerprint text NOT NULL,
   metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
   created_at timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
@@ -71,6 +71,11 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.charges (
 );
 
 CREATE INDEX IF NOT EXISTS charges_created_at_id_idx ON ${SCHEMA}.charges (created_at, id);
+-- Keys are forgotten after the retention period, like a real provider's: a key reused after it
+-- makes a new charge, so a key may name several charges.
+ALTER TABLE ${SCHEMA}.charges DROP CONSTRAINT IF EXISTS charges_idempotency_key_key;
+CREATE INDEX IF NOT EXISTS charges_idempotency_key_idx ON ${SCHEMA}.charges (idempotency_key);
+CREATE INDEX IF NOT EXISTS charges_metadata_idx ON ${SCHEMA}.charges USING gin (metadata jsonb_path_ops);
 
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.idempotency_keys (
   key text PRIMARY KEY,
@@ -146,6 +151,8 @@ export async function createChargeOnce(
     fingerprint: string;
     decide: () => Promise<NewCharge>;
     render: (charge: ChargeRow) => StoredResponse;
+    /** Keys older than this are forgotten: the request runs as new. Default: kept forever. */
+    retentionSeconds?: number;
   },
 ): Promise<ChargeOnceResult> {
   try {
@@ -156,6 +163,14 @@ export async function createChargeOnce(
       );
       if (lock.rows[0]?.locked !== true) return { kind: "in_flight" };
 
+      // A key past retention is forgotten under the lock, so the request below runs as new.
+      if (args.retentionSeconds !== undefined) {
+        await client.query(
+          `DELETE FROM ${SCHEMA}.idempotency_keys
+            WHERE key = $1 AND created_at <= clock_timestamp() - make_interval(secs => $2)`,
+          [args.key, args.retentionSeconds],
+        );
+      }
       const existing = await client.query<{
         request_fingerprint: string;
         response_status: number;
@@ -202,7 +217,7 @@ export async function createChargeOnce(
       return { kind: "created", charge, response };
     });
   } catch (err) {
-    // Backstop: the unique constraints make a second charge for one key impossible
+    // Backstop: the key table's primary key makes a second charge for one live key impossible
     // even if the advisory lock were bypassed; the loser is told to retry.
     if (isUniqueViolation(err)) return { kind: "in_flight" };
     throw err;
@@ -225,7 +240,14 @@ export class UnknownCursorError extends Error {
 /** Keyset pagination ordered by (created_at, id). Throws UnknownCursorError for a bad `startingAfter`. */
 export async function listCharges(
   pool: Pool,
-  opts: { limit: number; startingAfter?: string; createdGte?: Date; idempotencyKey?: string },
+  opts: {
+    limit: number;
+    startingAfter?: string;
+    createdGte?: Date;
+    idempotencyKey?: string;
+    /** Charges whose metadata holds all of these pairs. */
+    metadata?: Record<string, string>;
+  },
 ): Promise<{ charges: ChargeRow[]; hasMore: boolean }> {
   if (opts.startingAfter !== undefined) {
     const cursor = await pool.query(`SELECT 1 FROM ${SCHEMA}.charges WHERE id = $1`, [opts.startingAfter]);
@@ -236,9 +258,16 @@ export async function listCharges(
      WHERE ($1::timestamptz IS NULL OR created_at >= $1::timestamptz)
        AND ($2::text IS NULL OR idempotency_key = $2::text)
        AND ($3::text IS NULL OR (created_at, id) > (SELECT c.created_at, c.id FROM ${SCHEMA}.charges c WHERE c.id = $3::text))
+       AND ($5::jsonb IS NULL OR metadata @> $5::jsonb)
      ORDER BY created_at, id
      LIMIT $4`,
-    [opts.createdGte ?? null, opts.idempotencyKey ?? null, opts.startingAfter ?? null, opts.limit + 1],
+    [
+      opts.createdGte ?? null,
+      opts.idempotencyKey ?? null,
+      opts.startingAfter ?? null,
+      opts.limit + 1,
+      opts.metadata ? JSON.stringify(opts.metadata) : null,
+    ],
   );
   const hasMore = result.rows.length > opts.limit;
   return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };

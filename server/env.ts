@@ -12,6 +12,15 @@ const ZEnv = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
     PAYMENT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    /** The completer's longest wait between two tries of an unfinished payment. */
+    COMPLETER_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    /** After this long, the completer fails a payment that never reached the provider. */
+    PAYMENT_ABANDON_AFTER_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 86_400)
+      .default(3600),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
       .number()
       .int()

@@ -51,6 +51,19 @@ export const domainErrors = {
       message: `The payment provider refused this payment: ${message}`,
       cause: new ErrorDetails({ reason: "provider_refused", paymentId: payment.id }),
     }),
+  paymentAbandoned: (payment: { id: string }) =>
+    new TRPCError({
+      code: "PAYMENT_REQUIRED",
+      message: "The payment was abandoned before it reached the payment provider; nothing was charged.",
+      cause: new ErrorDetails({ reason: "payment_abandoned", paymentId: payment.id }),
+    }),
+  /** The provider is still working on this payment's charge: the same answer as our own 409. */
+  paymentInFlightAtProvider: (retryAfterSeconds: number) =>
+    new TRPCError({
+      code: "CONFLICT",
+      message: "This payment is still in progress at the payment provider; retry after the indicated time.",
+      cause: new ErrorDetails({ reason: "in_flight_at_provider" }, retryAfterSeconds),
+    }),
   providerUnavailable: (message: string) =>
     new TRPCError({
       code: "SERVICE_UNAVAILABLE",

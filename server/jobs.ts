@@ -2,7 +2,7 @@ import { type Db, db } from "./db";
 import { requireDatabaseUrl } from "./env";
 import { counters, sweepExpiredKeys } from "./idempotency";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
-import { completeAbandonedPayments } from "./payments/completer";
+import { completeAbandonedPayments, completerOptions } from "./payments/completer";
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
 import { runReconciliation } from "./payments/reconciler";
 import { startReceiptsConsumer } from "./receipts";
@@ -24,7 +24,11 @@ export function startBackgroundJobs(
   const prisma = deps.prisma ?? db();
   const provider = deps.provider ?? paymentProvider();
   const jobs: Job[] = [
-    { name: "completer", everyMs: 2_000, run: () => completeAbandonedPayments({ prisma, provider }) },
+    {
+      name: "completer",
+      everyMs: 2_000,
+      run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
+    },
     { name: "counters", everyMs: 5_000, run: () => counters.flush(prisma) },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
     { name: "reconciler", everyMs: 10 * 60_000, run: () => runReconciliation({ prisma, provider }) },

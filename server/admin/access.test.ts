@@ -11,6 +11,7 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "keys.list": () => admin.keys.list(),
   "keys.get": () => admin.keys.get({ id: "1" }),
   "keys.counts": () => admin.keys.counts(),
+  "keys.redrive": () => admin.keys.redrive({ id: "1" }),
   "orders.get": () => admin.orders.get({ orderId: "00000000-0000-4000-8000-000000000000" }),
   "ledger.verify": () => admin.ledger.verify(),
   "ledger.balances": () => admin.ledger.balances(),

@@ -23,7 +23,7 @@ async function allPages(input: Parameters<typeof admin.admin.keys.list>[0]) {
 }
 
 describe("admin.keys.list", () => {
-  it("tells the four display states apart and filters by each in SQL", async () => {
+  it("tells the five display states apart and filters by each in SQL", async () => {
     const { id: accountId } = await createTestAccount("states");
     const keys = {
       completed: await insertKey({ accountId, key: "done", state: "completed", responseStatus: 200 }),
@@ -31,14 +31,31 @@ describe("admin.keys.list", () => {
       leaseRanOut: await insertKey({ accountId, key: "lease-ran-out", lockedFor: -5 }),
       released: await insertKey({ accountId, key: "released", lockedFor: null }),
       expiredCompleted: await insertKey({ accountId, key: "old-done", state: "completed", expiresIn: -1 }),
-      // Past its expiry, even with a live lease: the sweep will not take it, but it is expired.
-      expiredRunning: await insertKey({ accountId, key: "old-running", lockedFor: 30, expiresIn: -1 }),
+      // Unfinished work is never "expired", however old: running, or waiting for someone.
+      oldRunning: await insertKey({ accountId, key: "old-running", lockedFor: 30, expiresIn: -1 }),
+      oldUnstarted: await insertKey({ accountId, key: "old-unstarted", lockedFor: null, expiresIn: -1 }),
+      completerFailing: await insertKey({
+        accountId,
+        key: "completer-failing",
+        lockedFor: null,
+        recoveryPoint: "payment_created",
+        completerAttempts: 5,
+      }),
+      agedTwoDays: await insertKey({
+        accountId,
+        key: "aged",
+        lockedFor: -60,
+        recoveryPoint: "payment_created",
+        expiresIn: -86_400,
+        createdAt: new Date(Date.now() - 2 * 86_400_000),
+      }),
     };
     const expected = {
       completed: [keys.completed],
-      in_progress: [keys.running],
-      abandoned: [keys.leaseRanOut, keys.released],
-      expired: [keys.expiredCompleted, keys.expiredRunning],
+      in_progress: [keys.running, keys.oldRunning],
+      needs_attention: [keys.completerFailing, keys.agedTwoDays],
+      abandoned: [keys.leaseRanOut, keys.released, keys.oldUnstarted],
+      expired: [keys.expiredCompleted],
     } as const;
     for (const [state, ids] of Object.entries(expected)) {
       const { items } = await admin.admin.keys.list({ accountId, state: state as keyof typeof expected });
@@ -46,7 +63,7 @@ describe("admin.keys.list", () => {
       expect(new Set(items.map((k) => k.state))).toEqual(new Set([state]));
     }
     const all = await admin.admin.keys.list({ accountId });
-    expect(all.items).toHaveLength(6);
+    expect(all.items).toHaveLength(9);
     expect(all.items.find((k) => k.key === "done")).toMatchObject({
       state: "completed",
       responseStatus: 200,
@@ -143,6 +160,12 @@ describe("admin.keys.counts", () => {
     await insertKey({ accountId, key: "b", lockedFor: null });
     const after = await admin.admin.keys.counts();
     expect(after.abandoned - before.abandoned).toBeGreaterThanOrEqual(2);
-    expect(Object.keys(after).sort()).toEqual(["abandoned", "completed", "expired", "in_progress"]);
+    expect(Object.keys(after).sort()).toEqual([
+      "abandoned",
+      "completed",
+      "expired",
+      "in_progress",
+      "needs_attention",
+    ]);
   });
 });

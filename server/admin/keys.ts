@@ -1,8 +1,8 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { KEY_STATES, keyStateCondition, keyStateSql } from "../idempotency";
 import type { PaymentProvider } from "../payments/provider";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
-import { keyStateCondition, keyStateSql } from "./key-state";
 import { paymentTrails } from "./payment-trail";
 import type { TKeyDetail, TKeyPage, TKeyState, TKeySummary } from "./schemas";
 
@@ -28,6 +28,8 @@ interface SummaryRow {
   recoveryPoint: string;
   responseStatus: number | null;
   attempts: number;
+  completerAttempts: number;
+  lastError: string | null;
   fence: number;
   lockedUntil: Date | null;
   createdAt: Date;
@@ -38,7 +40,7 @@ interface SummaryRow {
 const summaryColumns = Prisma.sql`
   k.id, k.account_id::text AS "accountId", a.handle AS "accountHandle", k.key, k.procedure,
   ${keyStateSql} AS state, k.recovery_point AS "recoveryPoint", k.response_status AS "responseStatus",
-  k.attempts, k.fence, k.locked_until AS "lockedUntil", k.created_at AS "createdAt",
+  k.attempts, k.completer_attempts AS "completerAttempts", k.last_error AS "lastError", k.fence, k.locked_until AS "lockedUntil", k.created_at AS "createdAt",
   k.completed_at AS "completedAt", k.expires_at AS "expiresAt"`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -54,6 +56,8 @@ function summaryView(r: SummaryRow): TKeySummary {
     recoveryPoint: r.recoveryPoint,
     responseStatus: r.responseStatus,
     attempts: r.attempts,
+    completerAttempts: r.completerAttempts,
+    lastError: r.lastError,
     fence: r.fence,
     lockedUntil: iso(r.lockedUntil),
     createdAt: r.createdAt.toISOString(),
@@ -148,7 +152,7 @@ export async function getKeyDetail(
 export async function countKeysByState(prisma: Db): Promise<Record<TKeyState, number>> {
   const rows = await prisma.$queryRaw<{ state: TKeyState; n: bigint }[]>`
     SELECT ${keyStateSql} AS state, count(*)::bigint AS n FROM idempotency_keys k GROUP BY 1`;
-  const counts: Record<TKeyState, number> = { in_progress: 0, completed: 0, abandoned: 0, expired: 0 };
+  const counts = Object.fromEntries(KEY_STATES.map((s) => [s, 0])) as Record<TKeyState, number>;
   for (const r of rows) counts[r.state] = Number(r.n);
   return counts;
 }

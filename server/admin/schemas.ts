@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { OUTCOMES } from "../idempotency";
+import { KEY_STATES, OUTCOMES } from "../idempotency";
 
 /**
  * The admin API's answers. Ids that are BigInt in the database travel as strings, instants as
  * ISO 8601 strings, money as integer minor units with its currency.
  */
 
-export const KEY_STATES = ["in_progress", "completed", "abandoned", "expired"] as const;
+export { KEY_STATES };
 export const ZKeyState = z.enum(KEY_STATES);
 export type TKeyState = z.infer<typeof ZKeyState>;
 
@@ -18,11 +18,15 @@ export const ZKeySummary = z.object({
   accountHandle: z.string(),
   key: z.string(),
   procedure: z.string(),
-  /** For display: expired, else completed, else in progress while the lease runs, else abandoned. */
+  /** For display, as server/idempotency/key-states.ts defines it. */
   state: ZKeyState,
   recoveryPoint: z.string(),
   responseStatus: z.number().int().nullable(),
   attempts: z.number().int(),
+  /** The completer's own attempts (client takeovers are not counted here). */
+  completerAttempts: z.number().int(),
+  /** Why the last attempt stopped short, while the key is unfinished. */
+  lastError: z.string().nullable(),
   fence: z.number().int(),
   lockedUntil: ZInstant.nullable(),
   createdAt: ZInstant,
@@ -153,12 +157,15 @@ export const ZLedgerBalance = z.object({
 export const ZMismatch = z.object({
   /**
    * charge_without_postings, postings_without_charge, amount_mismatch, currency_mismatch,
-   * declined_with_postings or charge_missing_at_provider. A string, not an enum: a kind the
-   * reconciler learns later must not make stored reports unreadable here.
+   * declined_with_postings, duplicate_charge, succeeded_without_receipt or stale_pending_payment.
+   * A string, not an enum: a kind the reconciler learns later must not make stored reports
+   * unreadable here.
    */
   kind: z.string(),
   paymentId: z.string().nullable(),
   chargeId: z.string().nullable(),
+  /** duplicate_charge: the charge the payment is booked with, beside the duplicate. */
+  bookedChargeId: z.string().nullable().optional(),
   detail: z.string(),
 });
 
@@ -169,6 +176,8 @@ export const ZReconciliationReport = z.object({
   windowStart: z.string(),
   chargesChecked: z.number().int(),
   paymentsChecked: z.number().int(),
+  /** Set when the provider could not be reached: the report holds our side only. */
+  providerError: z.string().nullable(),
   mismatches: z.array(ZMismatch),
 });
 export type TReconciliationReport = z.infer<typeof ZReconciliationReport>;

@@ -24,11 +24,13 @@ export async function insertKey(k: {
   expiresIn?: number;
   createdAt?: Date;
   responseStatus?: number;
+  recoveryPoint?: string;
+  completerAttempts?: number;
 }): Promise<bigint> {
   const [row] = await db().$queryRaw<{ id: bigint }[]>`
     INSERT INTO idempotency_keys
       (account_id, key, procedure, fingerprint, request_params, state, locked_until, lease_seconds,
-       response_status, response_body, expires_at, created_at)
+       response_status, response_body, expires_at, created_at, recovery_point, completer_attempts)
     VALUES (${k.accountId}::uuid, ${k.key}, 'test.procedure', ${"f".repeat(64)}, '{"amount":1}'::jsonb,
             ${k.state ?? "in_progress"},
             CASE WHEN ${k.lockedFor ?? null}::int IS NULL THEN NULL
@@ -36,7 +38,8 @@ export async function insertKey(k: {
             30, ${k.responseStatus ?? (k.state === "completed" ? 200 : null)}::int,
             CASE WHEN ${k.state ?? "in_progress"} = 'completed' THEN '{"data":{"ok":true}}'::json END,
             now() + make_interval(secs => ${k.expiresIn ?? 3600}),
-            coalesce(${k.createdAt?.toISOString() ?? null}::timestamptz, now()))
+            coalesce(${k.createdAt?.toISOString() ?? null}::timestamptz, now()),
+            ${k.recoveryPoint ?? "started"}, ${k.completerAttempts ?? 0})
     RETURNING id`;
   if (!row) throw new Error("insert returned no row");
   return row.id;

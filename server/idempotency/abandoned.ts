@@ -9,6 +9,8 @@ export interface AbandonedKey {
   accountId: string;
   requestParams: unknown;
   leaseSeconds: number;
+  /** When the key was claimed: the Pay press, for a payment. */
+  createdAt: Date;
 }
 
 export interface AbandonedCandidate {
@@ -18,40 +20,76 @@ export interface AbandonedCandidate {
   key: string;
   requestParams: unknown;
   leaseSeconds: number;
+  createdAt: Date;
 }
 
-/** After this many attempts a key is left for an operator (it shows as abandoned on the admin page). */
-export const MAX_ATTEMPTS = 12;
+/** The completer's schedule: it never gives up, it only waits longer, up to a cap. */
+export interface RecoveryBackoff {
+  /** Idle time before the first try, doubled with each of the completer's own failures. */
+  idleSeconds: number;
+  /** The longest wait between two tries. */
+  maxSeconds: number;
+}
+
+export const DEFAULT_BACKOFF: RecoveryBackoff = { idleSeconds: 5, maxSeconds: 300 };
+
+export function backoffSeconds(b: RecoveryBackoff, completerAttempts: number): number {
+  return Math.min(b.maxSeconds, b.idleSeconds * 2 ** Math.min(Math.max(completerAttempts - 1, 0), 20));
+}
+
+const CANDIDATE_COLUMNS = `id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
+  lease_seconds AS "leaseSeconds", created_at AS "createdAt"`;
 
 /**
- * Keys of one procedure whose attempt stopped mid-way: in progress, lease run out (or released),
- * past the given recovery points, and idle for a while that doubles with every attempt, so a key
- * that keeps failing is retried ever more slowly and, after MAX_ATTEMPTS, not at all.
+ * Unfinished keys of one procedure whose attempt stopped: no live lease, past the given recovery
+ * points, idle for a moment (the client gets the first chance), and due by the completer's own
+ * backoff. Client takeovers never push a key out of reach: the completer counts its own tries.
  */
 export async function findAbandonedKeys(
   prisma: Db,
   opts: { procedure: string; skipRecoveryPoints?: string[]; idleSeconds?: number; limit?: number },
 ): Promise<AbandonedCandidate[]> {
-  const idle = opts.idleSeconds ?? 5;
-  return prisma.$queryRaw<AbandonedCandidate[]>`
-    SELECT id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
-           lease_seconds AS "leaseSeconds"
-      FROM idempotency_keys
-     WHERE state = 'in_progress' AND procedure = ${opts.procedure}
-       AND (locked_until IS NULL OR locked_until <= now())
-       AND attempts < ${MAX_ATTEMPTS}
-       AND updated_at <= now() - make_interval(secs => ${idle} * power(2, least(attempts - 1, 8)))
-       AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))
-     ORDER BY updated_at
-     LIMIT ${opts.limit ?? 20}`;
+  const idle = opts.idleSeconds ?? DEFAULT_BACKOFF.idleSeconds;
+  return prisma.$queryRawUnsafe<AbandonedCandidate[]>(
+    `SELECT ${CANDIDATE_COLUMNS}
+       FROM idempotency_keys
+      WHERE state = 'in_progress' AND procedure = $1
+        AND (locked_until IS NULL OR locked_until <= now())
+        AND updated_at <= now() - make_interval(secs => $2)
+        AND (next_recovery_at IS NULL OR next_recovery_at <= now())
+        AND NOT (recovery_point = ANY($3::text[]))
+      ORDER BY coalesce(next_recovery_at, updated_at)
+      LIMIT $4`,
+    opts.procedure,
+    idle,
+    opts.skipRecoveryPoints ?? [],
+    opts.limit ?? 20,
+  );
+}
+
+/** One unfinished key by id, whatever its schedule: an operator's re-drive. Null when finished. */
+export async function findUnfinishedKey(prisma: Db, id: bigint): Promise<AbandonedCandidate | null> {
+  const rows = await prisma.$queryRawUnsafe<AbandonedCandidate[]>(
+    `SELECT ${CANDIDATE_COLUMNS} FROM idempotency_keys WHERE id = $1 AND state = 'in_progress'`,
+    id,
+  );
+  return rows[0] ?? null;
 }
 
 /**
  * Takes one candidate over with the same fenced conditional UPDATE a retrying client uses, just
- * before driving it, so several completers (and clients) can run at once. Null when another won.
+ * before driving it, so several completers (and clients) can run at once. Null when another won
+ * or the key's lease is live. The take counts as one of the completer's attempts.
  */
-export async function takeOverAbandoned(prisma: Db, c: AbandonedCandidate): Promise<AbandonedKey | null> {
-  const won = await takeOverKey(prisma, c.id, c.fence, c.leaseSeconds);
+export async function takeOverAbandoned(
+  prisma: Db,
+  c: AbandonedCandidate,
+  backoff: RecoveryBackoff = DEFAULT_BACKOFF,
+): Promise<AbandonedKey | null> {
+  const won = await takeOverKey(prisma, c.id, c.fence, c.leaseSeconds, {
+    by: "completer",
+    backoffSeconds: (n) => backoffSeconds(backoff, n),
+  });
   if (!won) return null;
   counters.increment("lease_takeover");
   return {
@@ -66,5 +104,6 @@ export async function takeOverAbandoned(prisma: Db, c: AbandonedCandidate): Prom
     accountId: c.accountId,
     requestParams: c.requestParams,
     leaseSeconds: c.leaseSeconds,
+    createdAt: c.createdAt,
   };
 }

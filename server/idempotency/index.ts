@@ -1,13 +1,17 @@
 export {
   type AbandonedCandidate,
   type AbandonedKey,
+  backoffSeconds,
+  DEFAULT_BACKOFF,
   findAbandonedKeys,
-  MAX_ATTEMPTS,
+  findUnfinishedKey,
+  type RecoveryBackoff,
   takeOverAbandoned,
 } from "./abandoned";
 export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
 export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
+export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {
   type FirstPhase,
   IDEMPOTENCY_DEFAULTS,
@@ -16,7 +20,13 @@ export {
   runAsOwner,
 } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export type { StatementWrites, Tx } from "./store";
 /** The hot statements' SQL, for the bench's node-postgres comparison only. */
-export { claimStatement, completionStatement, firstPhaseKey } from "./store";
+export {
+  claimStatement,
+  completionStatement,
+  firstPhaseKey,
+  recordKeyEvent,
+  type StatementWrites,
+  type Tx,
+} from "./store";
 export { sweepExpiredKeys } from "./sweep";

@@ -5,22 +5,34 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 export type KeyHeaderResult = { ok: true; key: string } | { ok: false; reason: string };
 
 /**
- * Reads the Idempotency-Key header. The IETF draft makes it a Structured Field String
- * (`"abc"`); Stripe-style bare values are accepted too. Either way the key itself must be
- * 1..255 printable ASCII characters.
+ * Reads the Idempotency-Key header (docs/decisions/0010-key-header-syntax.md). The IETF draft
+ * makes it a Structured Field String (`"abc"`); Stripe-style bare values are accepted too, as
+ * another kind of value: `"abc"` and `abc` are two different keys, the quoted one kept in its
+ * serialised form. The content must be 1..255 printable ASCII characters. A bare value may not
+ * hold a comma: HTTP joins several Idempotency-Key headers with ", ", and one request must carry
+ * exactly one key.
  */
 export function parseIdempotencyKey(raw: string | null): KeyHeaderResult {
   if (raw === null || raw === "") return { ok: false, reason: "The Idempotency-Key header is required." };
-  const key = raw.startsWith('"') ? parseSfString(raw) : raw;
-  if (key === null)
-    return { ok: false, reason: "The Idempotency-Key header is not a valid structured string." };
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+  const quoted = raw.startsWith('"');
+  const content = quoted ? parseSfString(raw) : raw;
+  if (content === null) {
+    return {
+      ok: false,
+      reason: raw.includes('",')
+        ? "Send exactly one Idempotency-Key header."
+        : "The Idempotency-Key header is not a valid structured string.",
+    };
+  }
+  if (!quoted && raw.includes(",")) return { ok: false, reason: "Send exactly one Idempotency-Key header." };
+  if (content.length === 0 || content.length > MAX_KEY_LENGTH) {
     return { ok: false, reason: `The Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters long.` };
   }
-  if (!PRINTABLE_ASCII.test(key)) {
+  if (!PRINTABLE_ASCII.test(content)) {
     return { ok: false, reason: "The Idempotency-Key may contain only printable ASCII characters." };
   }
-  return { ok: true, key };
+  // A valid sf-string has one serialisation (only \" and \\ are escapes): the raw value is it.
+  return { ok: true, key: raw };
 }
 
 /** RFC 9651 sf-string: quoted, where the only escapes are backslash-quote and backslash-backslash. */

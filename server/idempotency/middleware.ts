@@ -137,7 +137,7 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       decision.recoveryPoint,
       scope,
       o.transactionTimeoutMs,
-      decision.row.inserted && phase
+      decision.row.inserted && phase && decision.row.phaseResult != null
         ? { recoveryPoint: phase.recoveryPoint, value: decision.row.phaseResult }
         : undefined,
     );
@@ -186,9 +186,9 @@ export async function runAsOwner<R extends Settled>(
       return { ...result, data };
     }
     if (result.error.cause instanceof LeaseLostError) throw result.error.cause;
-    const transient =
-      result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds !== undefined;
-    if (getStatus(result.error) < 500 && !transient) {
+    const retryAfter =
+      result.error.cause instanceof ErrorDetails ? result.error.cause.retryAfterSeconds : undefined;
+    if (getStatus(result.error) < 500 && retryAfter === undefined) {
       // A business outcome decided by the handler: remembered and replayed.
       const stored = storedError(result.error);
       await finishWith(prisma, owner, stored.status, stored.body);
@@ -196,8 +196,8 @@ export async function runAsOwner<R extends Settled>(
       return result;
     }
     // Unexpected, or an outcome that may still change: its transaction rolled back, so give the
-    // key back for the retry.
-    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message))
+    // key back for the retry (after the time the client was told to wait, for the latter).
+    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message, retryAfter))
       counters.increment("released");
     return result;
   } catch (error) {

@@ -117,21 +117,47 @@ export function claimedDerivedKey(scope: string, purpose: string): Prisma.Sql {
   return Prisma.sql`('ick_' || left(encode(sha256(convert_to(${`${scope}\n`} || (SELECT id FROM ins)::text || ${`\n${purpose}`}, 'UTF8')), 'hex'), 40))`;
 }
 
-/** Takes over a key whose lease ran out (or was released); only one contender can win. */
-export async function takeOverKey(prisma: Db, id: bigint, seenFence: number, leaseSeconds: number) {
-  const rows = await prisma.$queryRaw<{ fence: number; recoveryPoint: string }[]>`
+/** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
+export type Taker =
+  | { by: "client" }
+  | { by: "completer"; backoffSeconds: (completerAttempts: number) => number };
+
+/**
+ * Takes over a key whose lease ran out (or was released); only one contender can win. The
+ * completer's attempts are counted apart and schedule its next try, so clients retrying
+ * through an outage never use up the completer's patience.
+ */
+export async function takeOverKey(
+  prisma: Db,
+  id: bigint,
+  seenFence: number,
+  leaseSeconds: number,
+  taker: Taker = { by: "client" },
+) {
+  const byCompleter = taker.by === "completer";
+  const rows = await prisma.$queryRaw<{ fence: number; recoveryPoint: string; completerAttempts: number }[]>`
     WITH taken AS (
       UPDATE idempotency_keys
          SET fence = fence + 1, attempts = attempts + 1, lease_seconds = ${leaseSeconds},
+             completer_attempts = completer_attempts + ${byCompleter ? 1 : 0},
              locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
        WHERE id = ${id} AND fence = ${seenFence} AND state = 'in_progress'
          AND (locked_until IS NULL OR locked_until <= now())
-      RETURNING id, fence, recovery_point
+      RETURNING id, fence, recovery_point, completer_attempts
     ), ev AS (
-      INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'taken_over', fence FROM taken
+      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+      SELECT id, 'taken_over', fence, ${taker.by} FROM taken
     )
-    SELECT fence, recovery_point AS "recoveryPoint" FROM taken`;
-  return rows[0];
+    SELECT fence, recovery_point AS "recoveryPoint", completer_attempts AS "completerAttempts" FROM taken`;
+  const taken = rows[0];
+  if (taken && taker.by === "completer") {
+    // Scheduled now, so a completer that dies mid-attempt still leaves the key its backoff.
+    await prisma.$executeRaw`
+      UPDATE idempotency_keys
+         SET next_recovery_at = now() + make_interval(secs => ${taker.backoffSeconds(taken.completerAttempts)})
+       WHERE id = ${id} AND fence = ${taken.fence}`;
+  }
+  return taken;
 }
 
 /**
@@ -156,7 +182,9 @@ export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status
     WITH done AS (
       UPDATE idempotency_keys
          SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
-             completed_at = now(), updated_at = now(), locked_until = NULL
+             completed_at = now(), updated_at = now(), locked_until = NULL, last_error = NULL,
+             -- A full TTL from completion: a key completed late keeps its replay window.
+             expires_at = now() + (expires_at - created_at)
        WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
       RETURNING id, fence
     ), ev AS (
@@ -171,8 +199,12 @@ export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status
 export interface StatementWrites {
   /** Data-modifying CTEs, `name AS (…), …`, placed before the key's own. */
   ctes: Prisma.Sql;
-  /** Conditions over those CTEs that must all hold, else nothing of the statement commits. */
-  requires: { condition: Prisma.Sql; reason: string }[];
+  /**
+   * Conditions over those CTEs that must all hold, else nothing of the statement commits. One
+   * marked `fenced` means another attempt got there first (the payment is no longer pending,
+   * say): it fails like a lost fence, as a LeaseLostError, not as an unexpected error.
+   */
+  requires: { condition: Prisma.Sql; reason: string; fenced?: boolean }[];
 }
 
 const FENCE_LOST = "idempotency key fenced";
@@ -207,12 +239,17 @@ export function completionStatement(
   body: string,
   writes: StatementWrites,
 ): Prisma.Sql {
-  const checks = writes.requires.map((r) => Prisma.sql`statement_require(${r.condition}, ${r.reason})`);
+  const checks = writes.requires.map(
+    (r) =>
+      Prisma.sql`statement_require(${r.condition}, ${r.fenced ? `${FENCE_LOST}: ${r.reason}` : r.reason})`,
+  );
   return Prisma.sql`
       WITH ${writes.ctes}, done AS (
         UPDATE idempotency_keys
            SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
-               completed_at = now(), updated_at = now(), locked_until = NULL
+               completed_at = now(), updated_at = now(), locked_until = NULL, last_error = NULL,
+               -- A full TTL from completion, as completeKey.
+               expires_at = now() + (expires_at - created_at)
          WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
         RETURNING id, fence
       ), ev AS (
@@ -250,23 +287,48 @@ export async function renewLease(prisma: Db, id: bigint, fence: number): Promise
   return n === 1;
 }
 
-/** Gives the key back after an unexpected error, so the retry may take it over at once. */
-export async function releaseKey(prisma: Db, id: bigint, fence: number, reason: string): Promise<boolean> {
+/**
+ * Gives the key back after an unexpected error, so the retry may take it over at once; with
+ * holdSeconds, keeps it that long first (the outcome may change by then: a duplicate inside the
+ * window is told 409, not handed the key).
+ */
+export async function releaseKey(
+  prisma: Db,
+  id: bigint,
+  fence: number,
+  reason: string,
+  holdSeconds?: number,
+): Promise<boolean> {
+  const why = reason.slice(0, 500);
   const rows = await prisma.$queryRaw<{ n: number }[]>`
     WITH released AS (
-      UPDATE idempotency_keys SET locked_until = NULL, updated_at = now()
+      UPDATE idempotency_keys
+         SET locked_until = CASE WHEN ${holdSeconds ?? null}::int IS NULL THEN NULL
+                                 ELSE now() + make_interval(secs => ${holdSeconds ?? null}::int) END,
+             updated_at = now(), last_error = ${why}
        WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
       RETURNING id, fence
     ), ev AS (
       INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
-      SELECT id, 'released', fence, ${reason.slice(0, 500)} FROM released
+      SELECT id, ${holdSeconds === undefined ? "released" : "paused"}, fence, ${why} FROM released
     )
     SELECT count(*)::int AS n FROM released`;
   return (rows[0]?.n ?? 0) === 1;
 }
 
 export async function recordFenced(prisma: Db, id: bigint, fence: number): Promise<void> {
+  await recordKeyEvent(prisma, id, "fenced", null, fence);
+}
+
+/** A line in the key's history; the fence defaults to the key's current one. */
+export async function recordKeyEvent(
+  prisma: Db,
+  id: bigint,
+  kind: string,
+  detail: string | null,
+  fence?: number,
+): Promise<void> {
   await prisma.$executeRaw`
-    INSERT INTO idempotency_key_events (key_id, kind, fence)
-    SELECT id, 'fenced', ${fence} FROM idempotency_keys WHERE id = ${id}`;
+    INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+    SELECT id, ${kind}, coalesce(${fence ?? null}::int, fence), ${detail} FROM idempotency_keys WHERE id = ${id}`;
 }

@@ -1,54 +1,110 @@
 import { TRPCError } from "@trpc/server";
-import { findAbandonedKeys, LeaseLostError, runAsOwner, takeOverAbandoned } from "../idempotency";
+import { env } from "../env";
+import { ErrorDetails } from "../errors";
+import {
+  type AbandonedCandidate,
+  DEFAULT_BACKOFF,
+  findAbandonedKeys,
+  findUnfinishedKey,
+  LeaseLostError,
+  type RecoveryBackoff,
+  recordKeyEvent,
+  runAsOwner,
+  takeOverAbandoned,
+} from "../idempotency";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export const PAYMENT_PROCEDURE = "payments.create";
 
+export interface CompleterOptions {
+  backoff?: RecoveryBackoff;
+  /**
+   * A payment that never reached the provider is charged by the completer until this long after
+   * the Pay press; after it, it is failed instead (nothing charged, the order free to pay again).
+   */
+  abandonAfterSeconds?: number;
+  limit?: number;
+}
+
+export const DEFAULT_ABANDON_AFTER_SECONDS = 3600;
+
+/** The completer's schedule from the environment, shared by its loop and the admin's re-drive. */
+export function completerOptions(): CompleterOptions {
+  return {
+    backoff: { idleSeconds: DEFAULT_BACKOFF.idleSeconds, maxSeconds: env.COMPLETER_MAX_BACKOFF_SECONDS },
+    abandonAfterSeconds: env.PAYMENT_ABANDON_AFTER_SECONDS,
+  };
+}
+
+type Outcome = "settled" | "failed" | "busy";
+
 /**
  * Finds payments whose attempt died after phase 1 (the client may never come back) and drives
  * each to completion through the same phases as a request, so a charge the provider made is
- * always booked. Each key is taken over just before it is driven, and one key's failure never
- * stops the others. Returns how many keys it settled.
+ * always booked. It never gives up: a key that keeps failing is tried again on a capped backoff
+ * of its own, and shows as needs_attention for an operator. Each key is taken over just before it
+ * is driven, and one key's failure never stops the others. Returns how many keys it settled.
  */
-export async function completeAbandonedPayments(
-  deps: PaymentDeps,
-  opts: { idleSeconds?: number; limit?: number } = {},
-) {
+export async function completeAbandonedPayments(deps: PaymentDeps, opts: CompleterOptions = {}) {
+  const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   const candidates = await findAbandonedKeys(deps.prisma, {
     procedure: PAYMENT_PROCEDURE,
     skipRecoveryPoints: [RECOVERY.started],
-    idleSeconds: opts.idleSeconds ?? 5,
+    idleSeconds: backoff.idleSeconds,
     limit: opts.limit ?? 20,
   });
   let settled = 0;
   for (const candidate of candidates) {
-    try {
-      const taken = await takeOverAbandoned(deps.prisma, candidate);
-      if (!taken) continue;
-      const { owner, accountId, requestParams, leaseSeconds } = taken;
-      const result = await runAsOwner(deps.prisma, owner, leaseSeconds, async () => {
-        try {
-          return {
-            ok: true as const,
-            data: await executePayment(deps, owner, accountId, requestParams as PaymentRequest),
-          };
-        } catch (error) {
-          if (error instanceof TRPCError) return { ok: false as const, error };
-          return {
-            ok: false as const,
-            error: new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: String(error), cause: error }),
-          };
-        }
-      });
-      if (
-        result.ok ||
-        (result.error.code !== "INTERNAL_SERVER_ERROR" && result.error.code !== "SERVICE_UNAVAILABLE")
-      ) {
-        settled++;
-      }
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) console.warn(`completer: key ${candidate.id} failed:`, error);
-    }
+    if ((await drive(deps, candidate, opts)) === "settled") settled++;
   }
   return settled;
+}
+
+/**
+ * An operator's "re-drive now": the same path as the completer, at once, whatever the backoff.
+ * Recorded in the key's history. "busy" when an attempt holds the key (or won the race).
+ */
+export async function redrivePayment(
+  deps: PaymentDeps,
+  keyId: bigint,
+  opts: CompleterOptions & { by: string },
+): Promise<Outcome | "not_found"> {
+  const candidate = await findUnfinishedKey(deps.prisma, keyId);
+  if (!candidate) return "not_found";
+  await recordKeyEvent(deps.prisma, keyId, "redrive_requested", opts.by.slice(0, 200));
+  return drive(deps, candidate, opts);
+}
+
+async function drive(deps: PaymentDeps, candidate: AbandonedCandidate, opts: CompleterOptions) {
+  try {
+    const taken = await takeOverAbandoned(deps.prisma, candidate, opts.backoff ?? DEFAULT_BACKOFF);
+    if (!taken) return "busy";
+    const { owner, accountId, requestParams, leaseSeconds, createdAt } = taken;
+    const abandonAfterMs = (opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS) * 1000;
+    const result = await runAsOwner(deps.prisma, owner, leaseSeconds, async () => {
+      try {
+        const data = await executePayment(deps, owner, accountId, requestParams as PaymentRequest, {
+          abandonIfUncharged: Date.now() - createdAt.getTime() > abandonAfterMs,
+        });
+        return { ok: true as const, data };
+      } catch (error) {
+        if (error instanceof TRPCError) return { ok: false as const, error };
+        return {
+          ok: false as const,
+          error: new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: String(error), cause: error }),
+        };
+      }
+    });
+    // Not stored, so still unfinished: an unexpected error, an outage, or an answer that may change.
+    const unsettled =
+      !result.ok &&
+      (result.error.code === "INTERNAL_SERVER_ERROR" ||
+        result.error.code === "SERVICE_UNAVAILABLE" ||
+        (result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds !== undefined));
+    return unsettled ? "failed" : "settled";
+  } catch (error) {
+    if (error instanceof LeaseLostError) return "busy";
+    console.warn(`completer: key ${candidate.id} failed:`, error);
+    return "failed";
+  }
 }

@@ -95,8 +95,8 @@ describe.each(CRASH_POINTS)("SIGKILL %s", (point) => {
     // Two completers at once (two worker processes): the fenced takeover lets only one drive it.
     const deps = { prisma: db(), provider: provider.client };
     await Promise.all([
-      completeAbandonedPayments(deps, { idleSeconds: 0 }),
-      completeAbandonedPayments(deps, { idleSeconds: 0 }),
+      completeAbandonedPayments(deps, { backoff: { idleSeconds: 0, maxSeconds: 1 } }),
+      completeAbandonedPayments(deps, { backoff: { idleSeconds: 0, maxSeconds: 1 } }),
     ]);
     const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
     expect([row.state, row.fence]).toEqual(["completed", 2]);

@@ -152,8 +152,10 @@ describe("payments.create", () => {
     const early = await pay(alice, otherKey, input, provider.client);
     expect(!early.ok && early.error.code).toBe("CONFLICT");
     expect(early.headers.get("retry-after")).toBe("1");
+    // Not stored: the key is only held for the Retry-After the client was told, then free again.
     const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: alice.id, key: otherKey } });
-    expect([row.state, row.lockedUntil]).toEqual(["in_progress", null]);
+    expect([row.state, row.responseStatus]).toEqual(["in_progress", null]);
+    expect(row.lockedUntil?.getTime()).toBeLessThanOrEqual(Date.now() + 1500);
     expect((await slow).ok).toBe(true);
     const late = await payUntilSettled(alice, otherKey, input, provider.client);
     expect(!late.ok && late.error.message).toMatch(/already paid: payment .* is succeeded/i);
@@ -163,7 +165,7 @@ describe("payments.create", () => {
     expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
   });
 
-  it("a provider 4xx that proves nothing (a gateway's 403) after a dropped charge does not free the order", async () => {
+  it("a provider 4xx that proves nothing (a gateway's 403) after a failed charge does not free the order", async () => {
     const order = await createTestOrder(alice);
     const key = newKey();
     const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
@@ -171,7 +173,7 @@ describe("payments.create", () => {
     const gateway: PaymentProvider = {
       createCharge: (charge, k) => {
         call++;
-        if (call === 1) return provider.client.createCharge(charge, k, { fault: "drop" });
+        if (call === 1) return provider.client.createCharge(charge, k, { fault: "error=503" });
         if (call === 2)
           return Promise.reject(
             new ProviderError("HTTP 403 from a gateway", { kind: "rejected", status: 403 }),

@@ -3,7 +3,7 @@ import type { Db } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
 import { type Payment, Prisma } from "../generated/prisma/client";
-import type { FirstPhase, KeyOwner, Tx } from "../idempotency";
+import { type FirstPhase, type KeyOwner, LeaseLostError, type Tx } from "../idempotency";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
 import { paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
@@ -88,31 +88,36 @@ export async function executePayment(
   owner: KeyOwner,
   accountId: string,
   request: PaymentRequest,
-  opts: { providerFault?: string } = {},
+  opts: {
+    providerFault?: string;
+    /** The completer, long after the Pay press: end a payment that never reached the provider. */
+    abandonIfUncharged?: boolean;
+  } = {},
 ) {
   const created = owner.phaseResult<PaymentRow>(RECOVERY.paymentCreated);
+  const resumed = !created && owner.recoveryPoint !== RECOVERY.started;
   const payment: PendingPayment = created
     ? pendingFromRow(created)
-    : owner.recoveryPoint === RECOVERY.started
-      ? await owner.atomicPhase(RECOVERY.paymentCreated, (tx) =>
+    : resumed
+      ? await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } })
+      : await owner.atomicPhase(RECOVERY.paymentCreated, (tx) =>
           createPendingPayment(tx, owner, accountId, request),
-        )
-      : await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } });
+        );
   failpoint("after_payment_created");
 
-  const charge = await chargeProvider(deps.provider, payment, opts.providerFault);
+  // A resumed attempt may follow one whose charge went through: the provider forgets keys
+  // (Stripe after 24 h), so ask before charging again rather than trust the key to replay.
+  const earlier = resumed ? await findEarlierCharge(deps.provider, payment) : null;
+  if (!earlier && opts.abandonIfUncharged) {
+    return owner.fail(domainErrors.paymentAbandoned(payment), (tx) =>
+      markFailed(tx, payment, "abandoned", "The payment was abandoned before it reached the provider."),
+    );
+  }
+  const charge = earlier ?? (await chargeProvider(deps.provider, payment, opts.providerFault));
   failpoint("after_provider_charge");
   if ("refused" in charge) {
     return owner.fail(domainErrors.paymentRefused(payment, charge.refused), (tx) =>
-      tx.payment.update({
-        where: { id: payment.id, status: "pending" },
-        data: {
-          status: "failed",
-          failureCode: "provider_refused",
-          failureMessage: charge.refused,
-          updatedAt: new Date(),
-        },
-      }),
+      markFailed(tx, payment, "provider_refused", charge.refused),
     );
   }
 
@@ -162,7 +167,12 @@ export function settleAndBook(
         UPDATE orders SET status = 'paid', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id
       ), ${paymentSucceededEventSql(payment.id)}`,
     requires: [
-      { condition: Prisma.sql`(SELECT count(*) FROM settled) = 1`, reason: "payment is no longer pending" },
+      // Settled by another attempt that took our key over: this one answers 409 (LeaseLostError).
+      {
+        condition: Prisma.sql`(SELECT count(*) FROM settled) = 1`,
+        reason: "payment not pending",
+        fenced: true,
+      },
       { condition: ledgerLegsBooked, reason: HOUSE_ACCOUNTS_MISSING },
       { condition: Prisma.sql`(SELECT count(*) FROM order_paid) = 1`, reason: "order not found" },
       { condition: Prisma.sql`(SELECT count(*) FROM outbox_event) = 1`, reason: "event not written" },
@@ -192,6 +202,42 @@ async function createPendingPayment(
 }
 
 /**
+ * The charge an earlier attempt made for this payment, found by the provider key we derived or,
+ * should the provider have forgotten keys, by the payment id in its metadata. The oldest wins;
+ * any other is a duplicate for the reconciler to report.
+ */
+async function findEarlierCharge(provider: PaymentProvider, payment: PendingPayment): Promise<Charge | null> {
+  try {
+    for (const filter of [
+      { idempotencyKey: payment.providerKey },
+      { metadata: { payment_id: payment.id } },
+    ]) {
+      for await (const charge of provider.listCharges(filter)) {
+        if (charge.metadata.payment_id === payment.id) return checkedCharge(charge, payment);
+      }
+    }
+    return null;
+  } catch (error) {
+    if (error instanceof ProviderError) throw providerError(error);
+    throw error;
+  }
+}
+
+function checkedCharge(charge: Charge, payment: PendingPayment): Charge {
+  if (charge.amount !== payment.amountMinor || charge.currency.toUpperCase() !== payment.currency) {
+    throw new Error(`provider charge ${charge.id} does not match payment ${payment.id}`);
+  }
+  return charge;
+}
+
+/** The provider's own "in flight" is ours too: the client is told to come back, not to fail. */
+function providerError(error: ProviderError) {
+  return error.kind === "conflict"
+    ? domainErrors.paymentInFlightAtProvider(Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)))
+    : domainErrors.providerUnavailable(error.kind);
+}
+
+/**
  * Provider answers that say this request can never succeed, whatever earlier attempts did. Any
  * other 4xx (a gateway's 403, a rotated secret's 401, a 404 from a proxy) proves nothing about a
  * charge an earlier attempt may have made: it is treated as unavailable, never as a refusal that
@@ -216,27 +262,38 @@ async function chargeProvider(
       payment.providerKey,
       fault ? { fault } : undefined,
     );
-    if (charge.amount !== payment.amountMinor || charge.currency.toUpperCase() !== payment.currency) {
-      throw new Error(`provider charge ${charge.id} does not match payment ${payment.id}`);
-    }
-    return charge;
+    return checkedCharge(charge, payment);
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
       return { refused: error.message };
-    throw domainErrors.providerUnavailable(error.kind);
+    throw providerError(error);
   }
 }
 
-async function settlePayment(tx: Tx, payment: PendingPayment, charge: Charge, status: "declined") {
-  return tx.payment.update({
+/**
+ * The payment's end, fenced by its status: when it is no longer pending, another attempt
+ * settled it after taking our key over, so this one must roll back and answer 409.
+ */
+async function settleOnce(tx: Tx, payment: PendingPayment, data: Prisma.PaymentUpdateManyMutationInput) {
+  const settled = await tx.payment.updateManyAndReturn({
     where: { id: payment.id, status: "pending" },
-    data: {
-      status,
-      providerChargeId: charge.id,
-      failureCode: charge.failureCode,
-      failureMessage: charge.failureMessage,
-      updatedAt: new Date(),
-    },
+    data: { ...data, updatedAt: new Date() },
+  });
+  const row = settled[0];
+  if (!row) throw new LeaseLostError();
+  return row;
+}
+
+function markFailed(tx: Tx, payment: PendingPayment, failureCode: string, failureMessage: string) {
+  return settleOnce(tx, payment, { status: "failed", failureCode, failureMessage });
+}
+
+function settlePayment(tx: Tx, payment: PendingPayment, charge: Charge, status: "succeeded" | "declined") {
+  return settleOnce(tx, payment, {
+    status,
+    providerChargeId: charge.id,
+    failureCode: charge.failureCode,
+    failureMessage: charge.failureMessage,
   });
 }

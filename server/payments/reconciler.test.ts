@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { httpProvider } from "./provider";
 import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
-import { createTestOrder, newKey, payMany, startTestProvider } from "./testing/support";
+import { createTestOrder, newKey, pay, payMany, startTestProvider } from "./testing/support";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let account: TestAccount;
@@ -48,7 +49,7 @@ describe("the reconciler", () => {
       newKey(),
     );
     const wrongAmount = await plantSucceededPayment(charge.id, 1400);
-    // A charge the provider made for us that the ledger never booked.
+    // A charge tagged as ours that names no payment of ours: money taken for nothing.
     const orphan = await provider.client.createCharge(
       {
         amount: 700,
@@ -67,7 +68,7 @@ describe("the reconciler", () => {
       report.mismatches.filter((m) => m.paymentId === id || m.chargeId === id).map((m) => m.kind);
     expect(kinds(ghost)).toEqual(["postings_without_charge"]);
     expect(kinds(wrongAmount)).toEqual(["amount_mismatch"]);
-    expect(kinds(orphan.id)).toEqual(["charge_without_postings"]);
+    expect(kinds(orphan.id)).toEqual(["duplicate_charge"]);
     const stored = await db().reconciliationRun.findUniqueOrThrow({ where: { id: report.id } });
     expect((stored.mismatches as unknown[]).length).toBe(report.mismatches.length);
   });
@@ -117,4 +118,66 @@ describe("the reconciler", () => {
       await faulty.stop();
     }
   }, 180_000);
+
+  it("reports a second charge for a booked payment as a duplicate, with both charge ids", async () => {
+    const order = await createTestOrder(account);
+    const paid = await pay(
+      account,
+      newKey(),
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    if (!paid.ok) throw paid.error;
+    // Made directly at the provider, as a bug or a person could: it names the booked payment.
+    const second = await provider.client.createCharge(
+      {
+        amount: paid.data.amount,
+        currency: paid.data.currency,
+        paymentMethod: "pm_card_visa",
+        metadata: { payment_id: paid.data.id, order_id: order.id },
+      },
+      newKey(),
+    );
+    const report = await runReconciliation({ prisma: db(), provider: provider.client }, { graceSeconds: 0 });
+    expect(report.mismatches.filter((m) => m.paymentId === paid.data.id)).toEqual([
+      expect.objectContaining({
+        kind: "duplicate_charge",
+        chargeId: second.id,
+        bookedChargeId: paid.data.providerChargeId,
+      }),
+    ]);
+  });
+
+  it("keeps reporting what is unfinished however old, and reports our side when the provider is down", async () => {
+    const order = await createTestOrder(account);
+    const id = randomUUID();
+    await db().$executeRaw`
+      INSERT INTO payments (id, order_id, account_id, amount_minor, currency, payment_method, provider_key, created_at, updated_at)
+      VALUES (${id}::uuid, ${order.id}::uuid, ${account.id}::uuid, 1000, 'EUR', 'pm_card_visa', ${`aged_${id}`},
+              now() - interval '2 days', now() - interval '2 days')`;
+    const down = httpProvider({ baseUrl: "http://127.0.0.1:9", timeoutMs: 2000 });
+    const report = await runReconciliation({ prisma: db(), provider: down });
+    expect(report.providerError).toMatch(/unreachable/);
+    expect(report.mismatches.filter((m) => m.paymentId === id).map((m) => m.kind)).toEqual([
+      "stale_pending_payment",
+    ]);
+    const withProvider = await runReconciliation({ prisma: db(), provider: provider.client });
+    expect(withProvider.providerError).toBeNull();
+    expect(
+      withProvider.mismatches.some((m) => m.paymentId === id && m.kind === "stale_pending_payment"),
+    ).toBe(true);
+  });
+
+  it("carries a mismatch older than its window into the next report until it is resolved", async () => {
+    const ghost = await plantSucceededPayment(`ch_ghost_${randomUUID().slice(0, 8)}`, 300);
+    const deps = { prisma: db(), provider: provider.client };
+    const first = await runReconciliation(deps, { graceSeconds: 0 });
+    expect(first.mismatches.some((m) => m.paymentId === ghost)).toBe(true);
+    await db()
+      .$executeRaw`UPDATE payments SET created_at = now() - interval '3 days' WHERE id = ${ghost}::uuid`;
+    const later = await runReconciliation(deps, { graceSeconds: 0 });
+    expect(later.mismatches.filter((m) => m.paymentId === ghost).map((m) => m.kind)).toEqual([
+      "postings_without_charge",
+    ]);
+  });
 });

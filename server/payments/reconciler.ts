@@ -1,23 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db";
-import type { Charge, PaymentProvider } from "./provider";
+import { type Charge, type PaymentProvider, ProviderError } from "./provider";
+import {
+  checkBooking,
+  checkCharge,
+  type Mismatch,
+  type MismatchKind,
+  type PaymentWithEntries,
+} from "./reconcile-checks";
 
-export type MismatchKind =
-  | "charge_without_postings"
-  | "postings_without_charge"
-  | "amount_mismatch"
-  | "currency_mismatch"
-  | "declined_with_postings"
-  | "charge_missing_at_provider"
-  | "succeeded_without_receipt"
-  | "stale_pending_payment";
-
-export interface Mismatch {
-  kind: MismatchKind;
-  paymentId: string | null;
-  chargeId: string | null;
-  detail: string;
-}
+export type { Mismatch, MismatchKind };
 
 export interface ReconciliationReport {
   id: string;
@@ -26,17 +18,24 @@ export interface ReconciliationReport {
   windowStart: string;
   chargesChecked: number;
   paymentsChecked: number;
+  /** Set when the provider could not be read: the report then holds our side only. */
+  providerError: string | null;
   mismatches: Mismatch[];
 }
 
 /** Charges this app made carry this in their metadata; others on the account are not ours. */
 export const CHARGE_SOURCE = "idempotent-checkout";
 
+/** How many open items of the previous report are looked at again, at most. */
+const CARRIED_LIMIT = 1000;
+
 /**
- * Compares the provider's charges with the ledger over a window and records every mismatch.
- * Read-only apart from its report, so several processes may run it at once. Charges younger
- * than the grace period are left out of "charge without postings": the completer books those.
- * A succeeded payment is owed a receipt once receiptGraceSeconds have passed since it settled.
+ * Compares the provider's charges with the ledger and records every mismatch. The provider is
+ * listed over a window (24 h by default), but nothing drops out of sight with age: every pending
+ * payment, every success without a receipt, and every mismatch of the previous report that is
+ * still true is reported however old it is. When the provider cannot be reached, our side is
+ * still checked and the report says the provider was unreachable. Read-only apart from its
+ * report, so several processes may run it at once.
  */
 export async function runReconciliation(
   deps: { prisma: Db; provider: PaymentProvider },
@@ -49,121 +48,53 @@ export async function runReconciliation(
 ): Promise<ReconciliationReport> {
   const startedAt = new Date();
   const windowStart = opts.windowStart ?? new Date(startedAt.getTime() - 24 * 3600_000);
-  const cutoff = startedAt.getTime() - (opts.graceSeconds ?? 60) * 1000;
-  const receiptCutoff = startedAt.getTime() - (opts.receiptGraceSeconds ?? 300) * 1000;
+  const ago = (seconds: number) => new Date(startedAt.getTime() - seconds * 1000);
+  const carried = await carriedOver(deps.prisma);
 
-  const charges = new Map<string, Charge>();
-  for await (const c of deps.provider.listCharges({ createdGte: windowStart })) {
-    if (c.metadata.source === CHARGE_SOURCE) charges.set(c.id, c);
+  const mismatches: Mismatch[] = [];
+  let providerError: string | null = null;
+  let charges = new Map<string, Charge>();
+  try {
+    charges = await ourCharges(deps.provider, windowStart, carried.chargeIds);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    providerError = error.message;
   }
+
+  const named = [...charges.values()].flatMap((c) => (c.metadata.payment_id ? [c.metadata.payment_id] : []));
   const payments = await deps.prisma.payment.findMany({
-    where: { OR: [{ createdAt: { gte: windowStart } }, { providerChargeId: { in: [...charges.keys()] } }] },
+    where: {
+      OR: [
+        { createdAt: { gte: windowStart } },
+        { providerChargeId: { in: [...charges.keys()] } },
+        { id: { in: [...named, ...carried.paymentIds].filter(isUuid) } },
+      ],
+    },
     include: { ledgerEntries: true },
   });
   const byId = new Map(payments.map((p) => [p.id, p]));
-  const byCharge = new Map(
-    payments.filter((p) => p.providerChargeId).map((p) => [p.providerChargeId as string, p]),
+  const byCharge = new Map(payments.flatMap((p) => (p.providerChargeId ? [[p.providerChargeId, p]] : [])));
+
+  if (providerError === null) {
+    const bookingCutoff = ago(opts.graceSeconds ?? 60).getTime();
+    for (const charge of charges.values()) {
+      const found = checkCharge(charge, { byId, byCharge }, bookingCutoff);
+      if (found) mismatches.push(found);
+    }
+    try {
+      mismatches.push(...(await checkBookings(deps.provider, payments, charges)));
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      providerError = error.message;
+    }
+  }
+  mismatches.push(
+    ...(await unfinished(
+      deps.prisma,
+      ago(opts.receiptGraceSeconds ?? 300),
+      ago(opts.pendingGraceSeconds ?? 600),
+    )),
   );
-  const mismatches: Mismatch[] = [];
-
-  for (const charge of charges.values()) {
-    const payment = byCharge.get(charge.id) ?? byId.get(charge.metadata.payment_id ?? "");
-    const clearing = payment?.ledgerEntries.find((e) => e.entryType === "provider_clearing");
-    if (charge.status === "declined") {
-      if (payment && payment.ledgerEntries.length > 0) {
-        mismatches.push({
-          kind: "declined_with_postings",
-          paymentId: payment.id,
-          chargeId: charge.id,
-          detail: "the provider declined this charge, yet the ledger booked it",
-        });
-      }
-      continue;
-    }
-    if (!payment || !clearing) {
-      if (Date.parse(charge.createdAt) <= cutoff) {
-        mismatches.push({
-          kind: "charge_without_postings",
-          paymentId: payment?.id ?? charge.metadata.payment_id ?? null,
-          chargeId: charge.id,
-          detail: `charge of ${charge.amount} ${charge.currency.toUpperCase()} has no ledger postings`,
-        });
-      }
-      continue;
-    }
-    if (clearing.currency !== charge.currency.toUpperCase()) {
-      mismatches.push({
-        kind: "currency_mismatch",
-        paymentId: payment.id,
-        chargeId: charge.id,
-        detail: `charge in ${charge.currency.toUpperCase()}, ledger in ${clearing.currency}`,
-      });
-    } else if (Number(clearing.amountMinor) !== charge.amount) {
-      mismatches.push({
-        kind: "amount_mismatch",
-        paymentId: payment.id,
-        chargeId: charge.id,
-        detail: `charge of ${charge.amount}, ledger of ${clearing.amountMinor}`,
-      });
-    }
-  }
-
-  for (const payment of payments) {
-    if (
-      payment.ledgerEntries.length === 0 ||
-      (payment.providerChargeId && charges.has(payment.providerChargeId))
-    )
-      continue;
-    // Outside the listing (older, or not tagged as ours): ask the provider directly.
-    const charge = payment.providerChargeId ? await deps.provider.getCharge(payment.providerChargeId) : null;
-    if (!charge) {
-      mismatches.push({
-        kind: "postings_without_charge",
-        paymentId: payment.id,
-        chargeId: payment.providerChargeId,
-        detail: "the ledger booked a charge the provider does not have",
-      });
-    } else if (charge.status !== "succeeded") {
-      mismatches.push({
-        kind: "declined_with_postings",
-        paymentId: payment.id,
-        chargeId: charge.id,
-        detail: `the provider's charge is ${charge.status}`,
-      });
-    }
-  }
-
-  const owed = payments.filter((p) => p.status === "succeeded" && p.updatedAt.getTime() <= receiptCutoff);
-  const receipted = new Set(
-    (
-      await deps.prisma.receipt.findMany({
-        where: { paymentId: { in: owed.map((p) => p.id) } },
-        select: { paymentId: true },
-      })
-    ).map((r) => r.paymentId),
-  );
-  for (const payment of owed) {
-    if (receipted.has(payment.id)) continue;
-    mismatches.push({
-      kind: "succeeded_without_receipt",
-      paymentId: payment.id,
-      chargeId: payment.providerChargeId,
-      detail: `succeeded at ${payment.updatedAt.toISOString()}, still no receipt`,
-    });
-  }
-
-  // A payment the completer could not settle (provider down for long, a key given up after
-  // MAX_ATTEMPTS): it holds its order, so an operator must look at it.
-  const pendingCutoff = startedAt.getTime() - (opts.pendingGraceSeconds ?? 600) * 1000;
-  for (const payment of payments) {
-    if (payment.status !== "pending" || payment.createdAt.getTime() > pendingCutoff) continue;
-    mismatches.push({
-      kind: "stale_pending_payment",
-      paymentId: payment.id,
-      chargeId: payment.providerChargeId,
-      detail: `pending since ${payment.createdAt.toISOString()}`,
-    });
-  }
 
   const report: ReconciliationReport = {
     id: randomUUID(),
@@ -172,6 +103,7 @@ export async function runReconciliation(
     windowStart: windowStart.toISOString(),
     chargesChecked: charges.size,
     paymentsChecked: payments.length,
+    providerError,
     mismatches,
   };
   await deps.prisma.reconciliationRun.create({
@@ -182,10 +114,91 @@ export async function runReconciliation(
       windowStart,
       chargesChecked: report.chargesChecked,
       paymentsChecked: report.paymentsChecked,
+      providerError,
       mismatches: mismatches as unknown as object[],
     },
   });
   return report;
+}
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+/** Ours: tagged with our source, or naming a payment (a charge made for us by hand). */
+function isOurs(c: Charge): boolean {
+  return c.metadata.source === CHARGE_SOURCE || c.metadata.payment_id !== undefined;
+}
+
+/** The window's charges, plus those of the previous report's open items, however old. */
+async function ourCharges(provider: PaymentProvider, since: Date, carriedIds: string[]) {
+  const charges = new Map<string, Charge>();
+  for await (const c of provider.listCharges({ createdGte: since })) if (isOurs(c)) charges.set(c.id, c);
+  for (const id of carriedIds) {
+    if (charges.has(id)) continue;
+    const c = await provider.getCharge(id);
+    if (c && isOurs(c)) charges.set(c.id, c);
+  }
+  return charges;
+}
+
+/** Booked payments whose charge the listing did not show: asked for directly. */
+async function checkBookings(
+  provider: PaymentProvider,
+  payments: PaymentWithEntries[],
+  charges: Map<string, Charge>,
+) {
+  const found: Mismatch[] = [];
+  for (const payment of payments) {
+    if (payment.ledgerEntries.length === 0) continue;
+    if (payment.providerChargeId && charges.has(payment.providerChargeId)) continue;
+    const charge = payment.providerChargeId ? await provider.getCharge(payment.providerChargeId) : null;
+    const mismatch = checkBooking(payment, charge);
+    if (mismatch) found.push(mismatch);
+  }
+  return found;
+}
+
+/** Our side alone, at any age: payments still pending, and successes still without a receipt. */
+async function unfinished(prisma: Db, receiptCutoff: Date, pendingCutoff: Date): Promise<Mismatch[]> {
+  const [unreceipted, pending] = await Promise.all([
+    prisma.payment.findMany({
+      where: { status: "succeeded", updatedAt: { lte: receiptCutoff }, order: { receipt: null } },
+      orderBy: { updatedAt: "asc" },
+      take: CARRIED_LIMIT,
+    }),
+    // The completer could not settle it (provider down for long): it holds its order.
+    prisma.payment.findMany({
+      where: { status: "pending", createdAt: { lte: pendingCutoff } },
+      orderBy: { createdAt: "asc" },
+      take: CARRIED_LIMIT,
+    }),
+  ]);
+  return [
+    ...unreceipted.map((p) => ({
+      kind: "succeeded_without_receipt" as const,
+      paymentId: p.id,
+      chargeId: p.providerChargeId,
+      detail: `succeeded at ${p.updatedAt.toISOString()}, still no receipt`,
+    })),
+    ...pending.map((p) => ({
+      kind: "stale_pending_payment" as const,
+      paymentId: p.id,
+      chargeId: p.providerChargeId,
+      detail: `pending since ${p.createdAt.toISOString()}`,
+    })),
+  ];
+}
+
+/** The previous report's charge and payment ids, looked at again so that a mismatch stays seen. */
+async function carriedOver(prisma: Db): Promise<{ chargeIds: string[]; paymentIds: string[] }> {
+  const previous = await latestReconciliation(prisma);
+  const items = (previous?.mismatches ?? []).slice(0, CARRIED_LIMIT);
+  const ids = (pick: (m: Mismatch) => (string | null | undefined)[]) => [
+    ...new Set(items.flatMap(pick).filter((id): id is string => typeof id === "string" && id.length > 0)),
+  ];
+  return {
+    chargeIds: ids((m) => [m.chargeId, m.bookedChargeId]),
+    paymentIds: ids((m) => [m.paymentId]),
+  };
 }
 
 export async function latestReconciliation(prisma: Db): Promise<ReconciliationReport | null> {
@@ -198,6 +211,7 @@ export async function latestReconciliation(prisma: Db): Promise<ReconciliationRe
     windowStart: run.windowStart.toISOString(),
     chargesChecked: run.chargesChecked,
     paymentsChecked: run.paymentsChecked,
+    providerError: run.providerError,
     mismatches: run.mismatches as unknown as Mismatch[],
   };
 }

@@ -6,7 +6,8 @@ import { paymentProvider } from "../payments/provider";
 import { idempotentProcedure, router } from "../trpc";
 
 export const ZCreatePayment = z.object({
-  orderId: z.uuid(),
+  // One spelling per id: an upper-case UUID is the same order, so the same fingerprint.
+  orderId: z.uuid().transform((id) => id.toLowerCase()),
   paymentMethod: z
     .string()
     .regex(/^pm_[A-Za-z0-9_]{1,64}$/, "must be a payment method id such as pm_card_visa"),

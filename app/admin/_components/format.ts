@@ -3,6 +3,7 @@ import type { TKeyState } from "@/server/admin/schemas";
 export const STATE_LABELS: Record<TKeyState, string> = {
   in_progress: "in progress",
   completed: "completed",
+  needs_attention: "needs attention",
   abandoned: "abandoned",
   expired: "expired",
 };

@@ -5,7 +5,17 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** The API (scripts/api-server.ts) as a real process that a test can SIGKILL. */
 export async function startApiProcess(env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/api-server.ts"], {
+  const started = await startScript("scripts/api-server.ts", env, /api listening on (http:\/\/\S+)/);
+  return { ...started, url: started.ready };
+}
+
+/** `npm run worker` (the completer, sweep, reconciler and relay) as a real process. */
+export async function startWorkerProcess(env: Record<string, string>) {
+  return startScript("scripts/worker.ts", env, /(worker running)/);
+}
+
+async function startScript(script: string, env: Record<string, string>, readyLine: RegExp) {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -14,22 +24,22 @@ export async function startApiProcess(env: Record<string, string>) {
   child.stderr?.on("data", (d) => {
     stderr += String(d);
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`api did not start: ${stderr}`)), 20_000);
+  const ready = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20_000);
     child.stdout?.on("data", (d) => {
-      const match = /api listening on (http:\/\/\S+)/.exec(String(d));
+      const match = readyLine.exec(String(d));
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
       }
     });
-    child.once("exit", (code) => reject(new Error(`api exited with ${code}: ${stderr}`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}: ${stderr}`)));
   });
   const exited = new Promise<NodeJS.Signals | number | null>((r) =>
     child.once("exit", (code, signal) => r(signal ?? code)),
   );
   return {
-    url,
+    ready,
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -3,6 +3,8 @@ import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
 import { MAX_KEY_LENGTH } from "../../idempotency";
+import { completerOptions, redrivePayment } from "../../payments/completer";
+import { paymentProvider } from "../../payments/provider";
 import { adminProcedure, router } from "../../trpc";
 import { chargeLookups } from "./charges";
 
@@ -17,9 +19,17 @@ export const ZListKeys = z
   })
   .prefault({});
 
-/** The key row's id (a string: it is a BigInt), or the account and the key the client sent. */
+/** A key row's id: a BigInt, so it travels as a string, within int8's range. */
+const ZKeyId = z
+  .string()
+  .regex(/^\d{1,19}$/, "must be a key id")
+  .refine((s) => BigInt(s) <= 9_223_372_036_854_775_807n, "must be a key id");
+
+const ZRedrive = z.object({ outcome: z.enum(["settled", "failed", "busy"]), key: ZKeyDetail });
+
+/** The key row's id, or the account and the key the client sent. */
 export const ZKeyRef = z.union([
-  z.object({ id: z.string().regex(/^\d{1,19}$/, "must be a key id") }),
+  z.object({ id: ZKeyId }),
   z.object({ accountId: z.uuid(), key: z.string().min(1).max(MAX_KEY_LENGTH) }),
 ]);
 
@@ -38,4 +48,27 @@ export const adminKeysRouter = router({
       return key;
     }),
   counts: adminProcedure.output(ZKeyStateCounts).query(({ ctx }) => countKeysByState(ctx.prisma)),
+  /**
+   * "Re-drive now": runs the completer's path on one unfinished key at once, whatever its backoff,
+   * and answers the key as it then stands. Recorded in the key's history.
+   */
+  redrive: adminProcedure
+    .input(z.object({ id: ZKeyId }))
+    .output(ZRedrive)
+    .mutation(async ({ ctx, input }) => {
+      const id = BigInt(input.id);
+      const outcome = await redrivePayment(
+        { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
+        id,
+        { ...completerOptions(), by: "admin" },
+      );
+      if (outcome === "not_found") {
+        const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
+        if (!key) throw domainErrors.notFound("Idempotency key");
+        throw domainErrors.invalid("This key is finished: there is nothing to re-drive.");
+      }
+      const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
+      if (!key) throw domainErrors.notFound("Idempotency key");
+      return { outcome, key };
+    }),
 });

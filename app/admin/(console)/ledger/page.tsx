@@ -18,7 +18,7 @@ const MISMATCH_LABELS: Record<string, string> = {
   amount_mismatch: "Amount mismatch",
   currency_mismatch: "Currency mismatch",
   declined_with_postings: "Declined, yet booked",
-  charge_missing_at_provider: "Charge missing at provider",
+  duplicate_charge: "Duplicate charge",
   succeeded_without_receipt: "Succeeded, no receipt",
   stale_pending_payment: "Pending for too long",
 };
@@ -79,6 +79,11 @@ export default async function AdminLedgerPage() {
         </div>
         {report ? (
           <>
+            {report.providerError && (
+              <p role="alert" className="error">
+                The provider was unreachable: this report checks our side only ({report.providerError}).
+              </p>
+            )}
             <Facts
               items={[
                 [
@@ -116,7 +121,15 @@ export default async function AdminLedgerPage() {
                       <tr key={`${m.kind}:${m.paymentId}:${m.chargeId}`}>
                         <td data-label="Kind">{MISMATCH_LABELS[m.kind] ?? m.kind}</td>
                         <td data-label="Payment">{m.paymentId ? <Mono>{m.paymentId}</Mono> : "—"}</td>
-                        <td data-label="Charge">{m.chargeId ? <Mono>{m.chargeId}</Mono> : "—"}</td>
+                        <td data-label="Charge">
+                          {m.chargeId ? <Mono>{m.chargeId}</Mono> : "—"}
+                          {m.bookedChargeId && (
+                            <>
+                              {" "}
+                              (booked: <Mono>{m.bookedChargeId}</Mono>)
+                            </>
+                          )}
+                        </td>
                         <td data-label="Detail">{m.detail}</td>
                       </tr>
                     ))}

@@ -1,10 +1,12 @@
 import { TRPCError } from "@trpc/server";
+import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { adminCaller } from "@/server/admin/session";
 import { utc } from "../../../_components/format";
 import { LiveRefresh } from "../../../_components/live-refresh";
 import { PaymentTrail } from "../../../_components/payment-trail";
+import { RedriveForm, type RedriveState } from "../../../_components/redrive-form";
 import { Facts, JsonBlock, Mono, StateBadge, Time } from "../../../_components/ui";
 
 export const dynamic = "force-dynamic";
@@ -16,7 +18,27 @@ const EVENT_LABELS: Record<string, string> = {
   completed: "Completed",
   released: "Released",
   fenced: "Fenced off",
+  paused: "Paused",
+  redrive_requested: "Re-drive requested",
 };
+
+const REDRIVE_MESSAGES = {
+  settled: "Re-driven: the key is finished.",
+  failed: "Re-driven, and it failed again: see the history for why.",
+  busy: "Another attempt holds this key right now; nothing was done.",
+} as const;
+
+async function redriveKey(id: string, _previous: RedriveState, _form: FormData): Promise<RedriveState> {
+  "use server";
+  const admin = await adminCaller();
+  try {
+    const { outcome } = await admin.keys.redrive({ id });
+    refresh();
+    return { message: REDRIVE_MESSAGES[outcome], error: outcome !== "settled" };
+  } catch (error) {
+    return { message: error instanceof Error ? error.message : String(error), error: true };
+  }
+}
 
 export default async function AdminKeyPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -28,7 +50,8 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
   });
   const now = Date.now();
   // Worth watching while it may still change: running, or waiting for a retry or the completer.
-  const live = key.state === "in_progress" || key.state === "abandoned";
+  const unfinished = key.state === "abandoned" || key.state === "needs_attention";
+  const live = key.state === "in_progress" || unfinished;
   return (
     <>
       <p className="crumbs">
@@ -40,6 +63,16 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
         </h1>
         {live && <LiveRefresh seconds={1} />}
       </header>
+      {unfinished && key.recoveryPoint !== "started" && (
+        <section className="card" aria-labelledby="redrive-heading">
+          <h2 id="redrive-heading">Unfinished</h2>
+          <p className="muted">
+            Completer attempts: {key.completerAttempts}
+            {key.lastError && <> · last error: {key.lastError}</>}
+          </p>
+          <RedriveForm redrive={redriveKey.bind(null, key.id)} />
+        </section>
+      )}
 
       <section className="card" aria-labelledby="key-heading">
         <h2 id="key-heading">Key</h2>
@@ -49,6 +82,7 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
             ["Procedure", <Mono key="p">{key.procedure}</Mono>],
             ["Recovery point", key.recoveryPoint],
             ["Attempts", key.attempts],
+            ["Completer attempts", key.completerAttempts],
             ["Fence", key.fence],
             ["Lease", <Time key="l" iso={key.lockedUntil} now={now} empty="none" />],
             ["Lease length", `${key.leaseSeconds} s`],

@@ -1,0 +1,121 @@
+import type { LedgerEntry, Payment } from "../generated/prisma/client";
+import type { Charge } from "./provider";
+
+export type MismatchKind =
+  | "charge_without_postings"
+  | "postings_without_charge"
+  | "amount_mismatch"
+  | "currency_mismatch"
+  | "declined_with_postings"
+  | "duplicate_charge"
+  | "succeeded_without_receipt"
+  | "stale_pending_payment";
+
+export interface Mismatch {
+  kind: MismatchKind;
+  paymentId: string | null;
+  chargeId: string | null;
+  /** duplicate_charge: the charge the payment was booked with, beside the duplicate in chargeId. */
+  bookedChargeId?: string | null;
+  detail: string;
+}
+
+export type PaymentWithEntries = Payment & { ledgerEntries: LedgerEntry[] };
+
+/**
+ * One provider charge against our books. Each charge must be its payment's own: a charge whose
+ * metadata names a payment booked with another charge, or names no payment of ours, is money
+ * taken twice (or by mistake) and is reported with both ids. Charges younger than the grace
+ * period may still be on their way to the books (the completer books them), so "not booked" waits.
+ */
+export function checkCharge(
+  charge: Charge,
+  payments: { byId: Map<string, PaymentWithEntries>; byCharge: Map<string, PaymentWithEntries> },
+  bookingCutoffMs: number,
+): Mismatch | null {
+  const namedId = charge.metadata.payment_id ?? null;
+  const payment = (namedId && payments.byId.get(namedId)) || payments.byCharge.get(charge.id);
+  const settled = Date.parse(charge.createdAt) <= bookingCutoffMs;
+  const moneyTaken = charge.status === "succeeded";
+  if (!payment) {
+    if (!moneyTaken || !settled) return null;
+    return {
+      kind: "duplicate_charge",
+      paymentId: namedId,
+      chargeId: charge.id,
+      bookedChargeId: null,
+      detail: namedId
+        ? `charge of ${charge.amount} ${charge.currency.toUpperCase()} names payment ${namedId}, which is not ours`
+        : `charge of ${charge.amount} ${charge.currency.toUpperCase()} names no payment`,
+    };
+  }
+  if (payment.providerChargeId && payment.providerChargeId !== charge.id) {
+    if (!moneyTaken) return null;
+    return {
+      kind: "duplicate_charge",
+      paymentId: payment.id,
+      chargeId: charge.id,
+      bookedChargeId: payment.providerChargeId,
+      detail: `a second charge ${charge.id} for payment ${payment.id}, which is booked with ${payment.providerChargeId}`,
+    };
+  }
+  const clearing = payment.ledgerEntries.find((e) => e.entryType === "provider_clearing");
+  if (charge.status === "declined") {
+    return payment.ledgerEntries.length > 0
+      ? {
+          kind: "declined_with_postings",
+          paymentId: payment.id,
+          chargeId: charge.id,
+          detail: "the provider declined this charge, yet the ledger booked it",
+        }
+      : null;
+  }
+  if (!clearing) {
+    return settled
+      ? {
+          kind: "charge_without_postings",
+          paymentId: payment.id,
+          chargeId: charge.id,
+          detail: `charge of ${charge.amount} ${charge.currency.toUpperCase()} has no ledger postings`,
+        }
+      : null;
+  }
+  if (clearing.currency !== charge.currency.toUpperCase()) {
+    return {
+      kind: "currency_mismatch",
+      paymentId: payment.id,
+      chargeId: charge.id,
+      detail: `charge in ${charge.currency.toUpperCase()}, ledger in ${clearing.currency}`,
+    };
+  }
+  if (Number(clearing.amountMinor) !== charge.amount) {
+    return {
+      kind: "amount_mismatch",
+      paymentId: payment.id,
+      chargeId: charge.id,
+      detail: `charge of ${charge.amount}, ledger of ${clearing.amountMinor}`,
+    };
+  }
+  return null;
+}
+
+/** A booked payment against the provider's copy of its charge (null: the provider has none). */
+export function checkBooking(payment: PaymentWithEntries, charge: Charge | null): Mismatch | null {
+  if (!charge) {
+    return {
+      kind: "postings_without_charge",
+      paymentId: payment.id,
+      chargeId: payment.providerChargeId,
+      detail: "the ledger booked a charge the provider does not have",
+    };
+  }
+  if (charge.status !== "succeeded") {
+    return {
+      kind: "declined_with_postings",
+      paymentId: payment.id,
+      chargeId: charge.id,
+      detail: `the provider's charge is ${charge.status}`,
+    };
+  }
+  return null;
+}
