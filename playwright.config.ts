@@ -1,25 +1,9 @@
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { chromiumLaunchOptions } from "./scripts/lib/browser";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
-// Debian's Chromium where it exists (browser downloads are impossible on our machines),
-// Playwright's own browser elsewhere (`npx playwright install chromium`).
-const systemChromium = "/usr/bin/chromium";
-const launchOptions = existsSync(systemChromium)
-  ? {
-      executablePath: systemChromium,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    }
-  : {};
+// Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
+const launchOptions = chromiumLaunchOptions();
 
 export default defineConfig({
   testDir: "e2e",
@@ -40,8 +24,14 @@ export default defineConfig({
   webServer: {
     // The production build, started through the same script as `npm start`.
     command: "node_modules/.bin/next build && node_modules/.bin/tsx scripts/start.ts",
-    url: `http://127.0.0.1:${port}/api/health`,
-    env: { PORT: String(port), CHECKOUT_INSTANCE: "test", BACKGROUND_JOBS: "on" },
+    url: `http://127.0.0.1:${port}/api/health/ready`,
+    // Warnings and errors only: a line per request would bury the test report.
+    env: {
+      PORT: String(port),
+      CHECKOUT_INSTANCE: "test",
+      BACKGROUND_JOBS: "on",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    },
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
     stdout: "pipe",

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A line per request would bury the test output; warnings and errors still show.
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
   },
 });

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { startDatabase } from "../scripts/lib/embedded-pg";
-import type { Tx } from "../server/idempotency";
+import type { Tx } from "../server/db";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
 const database = await startDatabase({ instance: "test" });

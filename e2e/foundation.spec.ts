@@ -1,9 +1,14 @@
 import { expect, test } from "@playwright/test";
 
-test("health says the database answered", async ({ request }) => {
-  const res = await request.get("/api/health");
-  expect(res.status()).toBe(200);
-  expect(await res.json()).toMatchObject({ status: "ok", database: "up" });
+test("health: liveness, readiness (the database answered), and the older /api/health", async ({
+  request,
+}) => {
+  const live = await request.get("/api/health/live");
+  expect([live.status(), await live.json()]).toEqual([200, { status: "ok" }]);
+  for (const path of ["/api/health/ready", "/api/health"]) {
+    const res = await request.get(path);
+    expect([res.status(), await res.json()], path).toEqual([200, { status: "ok", database: "up" }]);
+  }
 });
 
 test("a shopper signs in as a demo customer and sees the catalogue", async ({ page }) => {

@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { ensureBrowser, thisMachine } from "./lib/browser";
 import { startStack } from "./lib/stack";
 
 /**
- * `npm test`: lint, typecheck, then the unit and integration tests and the browser suite against
+ * `npm test`: a browser for the e2e step (found, downloaded or installed first, so a machine
+ * without one fails in seconds with the command to run), lint, typecheck, then the unit and integration tests and the browser suite against
  * one real database and provider (embedded and started here unless DATABASE_URL /
  * PAYMENT_PROVIDER_URL are set). Stops at the first failing step.
  */
@@ -23,6 +25,11 @@ class StepFailed extends Error {}
 const bin = (name: string) => `node_modules/.bin/${name}`;
 let exitCode = 0;
 try {
+  const browser = ensureBrowser(thisMachine);
+  if (!browser.ok) {
+    console.error(`\n✖ ${browser.message}`);
+    throw new StepFailed();
+  }
   step("lint", bin("biome"), ["check", "."]);
   step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
   const stack = await startStack("test");

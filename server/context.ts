@@ -1,6 +1,7 @@
 import { authenticate, type Principal } from "./auth/authenticate";
 import { type Db, db } from "./db";
 import { env } from "./env";
+import type { RequestObservation } from "./idempotency";
 import type { PaymentProvider } from "./payments/provider";
 
 export interface Context {
@@ -14,6 +15,8 @@ export interface Context {
   provider?: PaymentProvider;
   /** How the call arrived: idempotent procedures refuse batches and streamed (jsonl) answers. */
   transport: { batched: boolean; streamed: boolean };
+  /** What the request's log line reports beyond status and duration (the idempotency outcome). */
+  observation: RequestObservation;
 }
 
 /** The context without HTTP: tests build it directly and call procedures through createCaller. */
@@ -24,6 +27,7 @@ export function createContextInner(opts: {
   resHeaders?: Headers;
   provider?: PaymentProvider;
   transport?: Context["transport"];
+  observation?: RequestObservation;
 }): Context {
   return {
     prisma: opts.prisma ?? db(),
@@ -32,6 +36,7 @@ export function createContextInner(opts: {
     resHeaders: opts.resHeaders ?? new Headers(),
     provider: opts.provider,
     transport: opts.transport ?? { batched: false, streamed: false },
+    observation: opts.observation ?? {},
   };
 }
 
@@ -39,6 +44,8 @@ export async function createContext(opts: {
   req: Request;
   resHeaders: Headers;
   info?: { isBatchCall: boolean; accept: string | null };
+  observation?: RequestObservation;
+  provider?: PaymentProvider;
 }): Promise<Context> {
   const prisma = db();
   const principal = await authenticate(prisma, opts.req.headers, {
@@ -54,5 +61,7 @@ export async function createContext(opts: {
       batched: opts.info?.isBatchCall ?? false,
       streamed: opts.info?.accept === "application/jsonl",
     },
+    observation: opts.observation,
+    provider: opts.provider,
   });
 }

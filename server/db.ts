@@ -1,9 +1,12 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { requireDatabaseUrl } from "./env";
-import { PrismaClient } from "./generated/prisma/client";
+import { type Prisma, PrismaClient } from "./generated/prisma/client";
+import { errorField, logger } from "./log";
 
 export type Db = PrismaClient;
+/** The client inside an interactive transaction: what a phase's writes run on. */
+export type Tx = Prisma.TransactionClient;
 
 export function createPrismaClient(connectionString: string): PrismaClient {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
@@ -17,7 +20,7 @@ export function createPrismaClient(connectionString: string): PrismaClient {
     statement_timeout: 30_000,
     idle_in_transaction_session_timeout: 60_000,
   });
-  const warn = (error: Error) => console.warn(`database connection failed: ${error.message}`);
+  const warn = (error: Error) => logger.warn({ err: errorField(error) }, "database connection failed");
   pool.on("error", warn);
   pool.on("connect", (client) => client.on("error", warn));
   return new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -28,6 +28,19 @@ describe("the environment", () => {
     expect([env.ADMIN_TOKEN, env.isProduction]).toEqual(["a-long-admin-token", true]);
   });
 
+  it("has a metrics token and readable logs in development; no metrics token and JSON logs in production", () => {
+    const dev = parseEnv({});
+    expect([dev.METRICS_TOKEN, dev.LOG_FORMAT, dev.LOG_LEVEL]).toEqual(["metrics_test", "pretty", "info"]);
+    const prod = parseEnv({
+      APP_ENV: "production",
+      ADMIN_TOKEN: "a-long-admin-token",
+      SESSION_SECRET: "s".repeat(32),
+    });
+    expect([prod.METRICS_TOKEN, prod.LOG_FORMAT]).toEqual([undefined, "json"]);
+    expect(() => parseEnv({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
+    expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+  });
+
   it("treats an empty variable as unset", () => {
     expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
   });

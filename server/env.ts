@@ -8,6 +8,7 @@ const ZEnv = z
     PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
     ADMIN_TOKEN: z.string().min(8).optional(),
+    METRICS_TOKEN: z.string().min(8).optional(),
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
@@ -26,6 +27,8 @@ const ZEnv = z
       .int()
       .min(1024)
       .default(64 * 1024),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== "production") return;
@@ -37,6 +40,10 @@ const ZEnv = z
   .transform((env) => ({
     ...env,
     ADMIN_TOKEN: env.ADMIN_TOKEN ?? "admin_test",
+    // Production has no default: unset, only the admin may scrape.
+    METRICS_TOKEN: env.METRICS_TOKEN ?? (env.APP_ENV === "production" ? undefined : "metrics_test"),
+    // Readable lines while developing; one JSON object per line wherever logs are collected.
+    LOG_FORMAT: env.LOG_FORMAT ?? (env.APP_ENV === "development" ? "pretty" : "json"),
     SESSION_SECRET: env.SESSION_SECRET ?? "dev-only-session-secret-not-for-production",
     isProduction: env.APP_ENV === "production",
   }));

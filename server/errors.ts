@@ -1,18 +1,8 @@
 import { TRPCError } from "@trpc/server";
+import { ErrorDetails } from "./idempotency";
 
-/**
- * Extra fields a domain error puts in the response body (for example the existing payment's id
- * on "order already paid"). The tRPC error formatter copies them to `error.data.details`.
- */
-export class ErrorDetails extends Error {
-  constructor(
-    readonly details: Record<string, unknown>,
-    /** Set when the outcome may change soon: not stored, and the client is told when to retry. */
-    readonly retryAfterSeconds?: number,
-  ) {
-    super("error details");
-  }
-}
+// Extra fields of a domain error's answer; defined by the idempotency layer, which stores them.
+export { ErrorDetails };
 
 /**
  * Domain errors, each mapped here once to its tRPC code (and so its HTTP status). 4xx outcomes

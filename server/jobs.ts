@@ -1,6 +1,7 @@
 import { type Db, db } from "./db";
 import { requireDatabaseUrl } from "./env";
-import { counters, sweepExpiredKeys } from "./idempotency";
+import { startCounterFlush, sweepExpiredKeys } from "./idempotency";
+import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments, completerOptions } from "./payments/completer";
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
@@ -29,7 +30,6 @@ export function startBackgroundJobs(
       everyMs: 2_000,
       run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
     },
-    { name: "counters", everyMs: 5_000, run: () => counters.flush(prisma) },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
     { name: "reconciler", everyMs: 10 * 60_000, run: () => runReconciliation({ prisma, provider }) },
   ];
@@ -41,7 +41,9 @@ export function startBackgroundJobs(
       busy = true;
       const p = job
         .run()
-        .catch((error: unknown) => console.warn(`background job ${job.name} failed:`, error))
+        .catch((error: unknown) =>
+          logger.warn({ job: job.name, err: errorField(error) }, "background job failed"),
+        )
         .finally(() => {
           busy = false;
           running.delete(p);
@@ -52,9 +54,11 @@ export function startBackgroundJobs(
     return timer;
   });
   const stopMessaging = startMessaging(prisma);
+  const stopFlush = startCounterFlush(prisma);
   return async () => {
     for (const t of timers) clearInterval(t);
     await Promise.allSettled([...running, stopMessaging()]);
+    await stopFlush();
   };
 }
 
@@ -75,10 +79,7 @@ export function startMessaging(prisma: Db, options: Partial<TransportOptions> = 
         ];
         return { transport, pollers };
       } catch (error) {
-        console.warn(
-          "message transport did not start, retrying:",
-          error instanceof Error ? error.message : error,
-        );
+        logger.warn({ err: errorField(error), retryInMs: delayMs }, "message transport did not start");
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delayMs);
           timer.unref();

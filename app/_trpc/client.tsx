@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
+import { MAX_BATCH_CALLS } from "@/server/http/batch-limit";
 import type { AppRouter } from "@/server/root";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -30,7 +31,7 @@ export function makeTrpcClient() {
             return key ? { "Idempotency-Key": key } : {};
           },
         }),
-        false: httpBatchLink({ url }),
+        false: httpBatchLink({ url, maxItems: MAX_BATCH_CALLS }),
       }),
     ],
   });

@@ -1,4 +1,5 @@
 import { domainErrors } from "../errors";
+import { isInt8Id } from "./schemas";
 
 /** A position in the keys listing, ordered by (created_at desc, id desc). */
 export interface KeyCursor {
@@ -13,6 +14,7 @@ export function encodeKeyCursor(cursor: KeyCursor): string {
 
 export function decodeKeyCursor(value: string): KeyCursor {
   const match = /^(\d{1,15})\.(\d{1,19})$/.exec(Buffer.from(value, "base64url").toString("utf8"));
-  if (!match) throw domainErrors.invalid("The cursor is not one this API returned.");
+  if (!match || !isInt8Id(match[2] as string))
+    throw domainErrors.invalid("The cursor is not one this API returned.");
   return { createdAt: new Date(Number(match[1])), id: BigInt(match[2] as string) };
 }

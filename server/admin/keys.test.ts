@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { adminCaller, insertKey } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { adminCaller, insertKey } from "./test-support";
 
 const admin = adminCaller();
 
@@ -118,10 +118,11 @@ describe("admin.keys.list", () => {
     expect(broad.items.map((k) => k.key).sort()).toEqual([`${tag}-500-off`, `${tag}-50%_off`].sort());
   });
 
-  it("refuses a cursor it did not issue", async () => {
-    await expect(admin.admin.keys.list({ cursor: "bm90LWEtY3Vyc29y" })).rejects.toMatchObject({
-      code: "BAD_REQUEST",
-    });
+  it("refuses a cursor it did not issue, one with an id above the int8 range included", async () => {
+    const overflow = Buffer.from(`${Date.now()}.9223372036854775808`).toString("base64url");
+    for (const cursor of ["bm90LWEtY3Vyc29y", overflow]) {
+      await expect(admin.admin.keys.list({ cursor }), cursor).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    }
   });
 });
 

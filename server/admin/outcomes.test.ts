@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
+import { adminCaller } from "../test/admin";
 import { CHART_OUTCOMES } from "./outcomes";
-import { adminCaller } from "./test-support";
 
 const MINUTE = 60_000;
 

@@ -12,6 +12,15 @@ export type TKeyState = z.infer<typeof ZKeyState>;
 
 const ZInstant = z.iso.datetime();
 
+const INT8_MAX = 9223372036854775807n;
+
+/** A positive BIGINT row id as its decimal string: above the int8 range is a bad request, not a 500. */
+export function isInt8Id(value: string): boolean {
+  return /^\d{1,19}$/.test(value) && BigInt(value) >= 1n && BigInt(value) <= INT8_MAX;
+}
+
+export const ZInt8Id = z.string().refine(isInt8Id, "must be a row id between 1 and 9223372036854775807");
+
 export const ZKeySummary = z.object({
   id: z.string(),
   accountId: z.string(),

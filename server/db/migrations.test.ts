@@ -6,13 +6,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findDrift } from "../test/schema-drift/schema-drift";
 import { applyMigrations } from "./migrate";
-import { findDrift } from "./schema-drift";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const migrationsDir = path.join(root, "prisma", "migrations");
 const schemaText = readFileSync(path.join(root, "prisma", "schema.prisma"), "utf8");
-const fixtures = path.join(root, "server", "db", "__fixtures__");
+const fixtures = path.join(root, "server", "test", "schema-drift", "__fixtures__");
 const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl)
   throw new Error(

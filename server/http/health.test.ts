@@ -1,14 +1,29 @@
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createPrismaClient } from "../db";
-import { checkHealth } from "./health";
+import { logger } from "../log";
+import { checkLiveness, checkReadiness, healthResponse } from "./health";
 
-it("is ok when the database answers", async () => {
-  expect(await checkHealth()).toEqual({ status: "ok", database: "up" });
+it("liveness answers 200 without asking the database", async () => {
+  const res = healthResponse(checkLiveness());
+  expect([res.status, await res.json()]).toEqual([200, { status: "ok" }]);
 });
 
-it("is unavailable when the database does not answer", async () => {
-  const unreachable = createPrismaClient("postgresql://postgres@127.0.0.1:1/nowhere");
-  const health = await checkHealth(unreachable);
-  expect([health.status, health.database]).toEqual(["unavailable", "down"]);
-  await unreachable.$disconnect();
+it("readiness is 200 when the database answers", async () => {
+  const res = healthResponse(await checkReadiness());
+  expect([res.status, await res.json()]).toEqual([200, { status: "ok", database: "up" }]);
+});
+
+it("readiness is 503 when the database does not answer: the cause is logged, not answered", async () => {
+  const warn = vi.spyOn(logger, "warn").mockImplementation(() => {});
+  const unreachable = createPrismaClient("postgresql://secretuser@127.0.0.1:1/nowhere");
+  try {
+    const res = healthResponse(await checkReadiness(unreachable));
+    const text = await res.text();
+    expect([res.status, JSON.parse(text)]).toEqual([503, { status: "unavailable", database: "down" }]);
+    expect(text).not.toMatch(/secretuser|nowhere|127\.0\.0\.1|ECONNREFUSED|reach/i);
+    expect(JSON.stringify(warn.mock.calls)).toMatch(/reach database server at 127\.0\.0\.1:1/);
+  } finally {
+    warn.mockRestore();
+    await unreachable.$disconnect();
+  }
 });

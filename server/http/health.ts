@@ -1,11 +1,21 @@
 import { type Db, db } from "../db";
+import { errorField, logger } from "../log";
 
-/** The database answers a trivial query within two seconds, or the service is unhealthy. */
-export async function checkHealth(prisma: Db = db()): Promise<{
+export interface Health {
   status: "ok" | "unavailable";
-  database: "up" | "down";
-  error?: string;
-}> {
+  database?: "up" | "down";
+}
+
+/** Liveness: the process answers. Nothing outside it is consulted, so a database outage never restarts it. */
+export function checkLiveness(): Health {
+  return { status: "ok" };
+}
+
+/**
+ * Readiness: the database answers a trivial query within two seconds. The cause of a failure is
+ * logged, never answered: it can name hosts, users and ports.
+ */
+export async function checkReadiness(prisma: Db = db()): Promise<Health> {
   try {
     await Promise.race([
       prisma.$queryRaw`SELECT 1`,
@@ -13,10 +23,14 @@ export async function checkHealth(prisma: Db = db()): Promise<{
     ]);
     return { status: "ok", database: "up" };
   } catch (error) {
-    return {
-      status: "unavailable",
-      database: "down",
-      error: error instanceof Error ? error.message : String(error),
-    };
+    logger.warn({ check: "readiness", err: errorField(error) }, "database unavailable");
+    return { status: "unavailable", database: "down" };
   }
+}
+
+export function healthResponse(health: Health): Response {
+  return Response.json(health, {
+    status: health.status === "ok" ? 200 : 503,
+    headers: { "cache-control": "no-store" },
+  });
 }

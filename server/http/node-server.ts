@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
+import { errorField, logger } from "../log";
 import { handleTrpcRequest } from "./trpc-handler";
 
 /**
@@ -13,7 +14,7 @@ export function createApiServer(router?: AnyTRPCRouter): Server {
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
-      console.error(error);
+      logger.error({ err: errorField(error) }, "request failed outside the handler");
       res.writeHead(500).end();
     }
   });

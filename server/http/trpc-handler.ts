@@ -2,9 +2,14 @@ import type { AnyTRPCRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
 import { env } from "../env";
-import { parseIdempotencyKey } from "../idempotency";
+import { parseIdempotencyKey, type RequestObservation } from "../idempotency";
+import { errorField, type Logger } from "../log";
+import type { Metrics } from "../metrics";
+import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
+import { MAX_BATCH_CALLS } from "./batch-limit";
+import { observeRequest } from "./request-log";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -37,9 +42,17 @@ function proceduresOf(req: Request): { paths: string[]; batched: boolean } {
   return { paths: decoded.split(","), batched: url.searchParams.get("batch") === "1" };
 }
 
+type Procedures = Record<string, { _def: { meta?: Meta } } | undefined>;
+
 function isIdempotent(router: AnyTRPCRouter, path: string): boolean {
-  const procedure = (router._def.procedures as Record<string, { _def: { meta?: Meta } } | undefined>)[path];
-  return procedure?._def.meta?.idempotent === true;
+  return (router._def.procedures as Procedures)[path]?._def.meta?.idempotent === true;
+}
+
+/** The metrics label: a procedure the router has, so a caller cannot invent label values. */
+function procedureLabel(router: AnyTRPCRouter, paths: string[]): string {
+  if (paths.length > 1) return "(batch)";
+  const path = paths[0] ?? "";
+  return (router._def.procedures as Procedures)[path] ? path : "(unknown)";
 }
 
 /** Reads at most `cap` bytes; null when the body is larger. */
@@ -55,12 +68,57 @@ async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBu
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-/**
- * The HTTP edge of the API. For idempotent procedures the Idempotency-Key header is checked
- * first; then bodies over the published cap are refused with 413 before anything reads them.
- */
-export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = appRouter): Promise<Response> {
+export interface EdgeDeps {
+  log?: Logger;
+  metrics?: Metrics;
+  /** The payment provider; the configured one when omitted (tests pass their own). */
+  provider?: PaymentProvider;
+}
+
+/** The HTTP edge of the API, each request observed (id, log line, latency) by observeRequest. */
+export function handleTrpcRequest(
+  req: Request,
+  router: AnyTRPCRouter = appRouter,
+  deps: EdgeDeps = {},
+): Promise<Response> {
   const { paths, batched } = proceduresOf(req);
+  return observeRequest(
+    req,
+    {
+      procedure: procedureLabel(router, paths),
+      logged: paths.length > 1 ? paths.map((p) => procedureLabel(router, [p])) : undefined,
+    },
+    (observed) => answer(req, router, { paths, batched, ...observed, deps }),
+    () => errorResponse(500, "INTERNAL_SERVER_ERROR", -32603, "Internal server error."),
+    deps,
+  );
+}
+
+/**
+ * For idempotent procedures the Idempotency-Key header is checked first; batches over the cap
+ * are refused; bodies over the published cap are refused with 413 before anything reads them.
+ */
+async function answer(
+  req: Request,
+  router: AnyTRPCRouter,
+  call: {
+    paths: string[];
+    batched: boolean;
+    observation: RequestObservation;
+    log: Logger;
+    requestId: string;
+    deps: EdgeDeps;
+  },
+): Promise<Response> {
+  const { paths, batched, observation, log } = call;
+  if (batched && paths.length > MAX_BATCH_CALLS) {
+    return errorResponse(
+      400,
+      "BAD_REQUEST",
+      -32600,
+      `A batch may carry at most ${MAX_BATCH_CALLS} calls; this one has ${paths.length}.`,
+    );
+  }
   const idempotent = paths.some((p) => isIdempotent(router, p));
   if (idempotent) {
     if (batched) {
@@ -94,10 +152,13 @@ export async function handleTrpcRequest(req: Request, router: AnyTRPCRouter = ap
     endpoint: TRPC_ENDPOINT,
     req: request,
     router,
-    createContext,
+    createContext: (opts) => createContext({ ...opts, observation, provider: call.deps.provider }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR")
-        console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
+        log.error(
+          { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause ?? error) },
+          "procedure failed",
+        );
     },
   });
 }

@@ -107,3 +107,17 @@ export async function takeOverAbandoned(
     createdAt: c.createdAt,
   };
 }
+
+/** How much work waits for the completer: unfinished keys past the given recovery points, lease run out. */
+export async function abandonedKeyStats(
+  prisma: Db,
+  opts: { procedure: string; skipRecoveryPoints?: string[] },
+): Promise<{ waiting: number; oldestIdleSeconds: number }> {
+  const [row] = await prisma.$queryRaw<{ waiting: number; oldest: number | null }[]>`
+    SELECT count(*)::int AS waiting, extract(epoch FROM now() - min(updated_at))::float8 AS oldest
+      FROM idempotency_keys
+     WHERE state = 'in_progress' AND procedure = ${opts.procedure}
+       AND (locked_until IS NULL OR locked_until <= now())
+       AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))`;
+  return { waiting: row?.waiting ?? 0, oldestIdleSeconds: Math.max(0, Math.floor(row?.oldest ?? 0)) };
+}

@@ -11,7 +11,7 @@ import { PrismaClient } from "../generated/prisma/client";
 import { createTestOrder, startTestProvider } from "../payments/testing/support";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestCaller, ensureEffectsTable } from "./test-router";
+import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
 
 /**
  * Round trips to Postgres, counted at the driver: every `query` of every pooled connection of

@@ -3,8 +3,8 @@ import { TRPCError } from "@trpc/server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestCaller, ensureEffectsTable, hooks } from "../test/idempotent-router";
 import { counters, type Outcome } from "./counters";
-import { createTestCaller, ensureEffectsTable, hooks } from "./test-router";
 
 // expired_swept is counted in sweep.test.ts, the only file that lets keys expire.
 

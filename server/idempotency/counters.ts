@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { errorField, logger } from "../log";
 
 export const OUTCOMES = [
   "claimed",
@@ -50,6 +51,24 @@ class OutcomeCounters {
       throw error;
     }
   }
+}
+
+/**
+ * Flushes this process's counts every few seconds, and once more when stopped. Every process that
+ * serves requests runs it (web servers with BACKGROUND_JOBS=off included), or its counts would
+ * never reach the totals that /api/metrics reads.
+ */
+export function startCounterFlush(prisma: Db, everyMs = 5_000): () => Promise<void> {
+  const flush = () =>
+    counters.flush(prisma).catch((error: unknown) => {
+      logger.warn({ job: "counters", err: errorField(error) }, "counter flush failed");
+    });
+  const timer = setInterval(flush, everyMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await flush();
+  };
 }
 
 const holder = globalThis as unknown as { idempotencyCounters?: OutcomeCounters };

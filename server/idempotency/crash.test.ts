@@ -5,11 +5,11 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount } from "../test/fixtures";
+import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
 import { counters } from "./counters";
-import { createTestCaller, ensureEffectsTable, runs } from "./test-router";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CHILD = "server/idempotency/testing/crash-in-completion.ts";
+const CHILD = "server/test/crash-in-completion.ts";
 
 async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) {
   const started = performance.now();

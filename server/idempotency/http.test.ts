@@ -6,7 +6,7 @@ import { db } from "../db";
 import { env } from "../env";
 import { createApiServer } from "../http/node-server";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { ensureEffectsTable, runs, testRouter } from "./test-router";
+import { ensureEffectsTable, runs, testRouter } from "../test/idempotent-router";
 
 interface Answer {
   status: number;

@@ -1,6 +1,7 @@
 export {
   type AbandonedCandidate,
   type AbandonedKey,
+  abandonedKeyStats,
   backoffSeconds,
   DEFAULT_BACKOFF,
   findAbandonedKeys,
@@ -8,25 +9,35 @@ export {
   type RecoveryBackoff,
   takeOverAbandoned,
 } from "./abandoned";
-export { counters, OUTCOMES, type Outcome, outcomeSeries, outcomeTotals } from "./counters";
+export {
+  counters,
+  OUTCOMES,
+  type Outcome,
+  outcomeSeries,
+  outcomeTotals,
+  startCounterFlush,
+} from "./counters";
+export { ErrorDetails } from "./error-details";
 export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {
   type FirstPhase,
   IDEMPOTENCY_DEFAULTS,
+  type IdempotencyObservation,
   type IdempotencyOptions,
   idempotent,
+  type RequestObservation,
   runAsOwner,
 } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-/** The hot statements' SQL, for the bench's node-postgres comparison only. */
+// claimStatement, completionStatement and firstPhaseKey: the hot statements' SQL, for the
+// bench's node-postgres comparison only.
 export {
   claimStatement,
   completionStatement,
   firstPhaseKey,
   recordKeyEvent,
   type StatementWrites,
-  type Tx,
 } from "./store";
 export { sweepExpiredKeys } from "./sweep";

@@ -3,7 +3,7 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestCaller, EFFECTS_TABLE_SQL, hooks, runs } from "./test-router";
+import { createTestCaller, EFFECTS_TABLE_SQL, hooks, runs } from "../test/idempotent-router";
 
 type Outcome =
   | { ok: true; data: unknown; headers: Headers }

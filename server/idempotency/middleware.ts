@@ -1,9 +1,9 @@
 import { TRPCError } from "@trpc/server";
 import type { MiddlewareResult } from "@trpc/server/unstable-core-do-not-import";
 import type { Db } from "../db";
-import { ErrorDetails } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { counters } from "./counters";
+import { counters, type Outcome } from "./counters";
+import { ErrorDetails } from "./error-details";
 import { fingerprint, pickFields } from "./fingerprint";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
@@ -61,11 +61,22 @@ export const IDEMPOTENCY_DEFAULTS = {
   transactionTimeoutMs: 15_000,
 } as const;
 
+/** The key's part of a request's log line: its row id and fence, and what became of the request. */
+export interface IdempotencyObservation {
+  keyId: string | null;
+  fence: number | null;
+  outcome: Outcome;
+}
+export interface RequestObservation {
+  idempotency?: IdempotencyObservation;
+}
+
 interface RequiredContext {
   prisma: Db;
   account: { id: string };
   idempotencyKey: string;
   resHeaders: Headers;
+  observation?: RequestObservation;
 }
 
 type Result = MiddlewareResult<{ idempotency: KeyOwner }>;
@@ -79,11 +90,12 @@ interface MiddlewareArgs {
 // tRPC's marker for a middleware result; a replay answers without calling the handler.
 const middlewareMarker = "middlewareMarker" as "middlewareMarker" & { __brand: "middlewareMarker" };
 
+type Seen = { keyId?: bigint; fence?: number };
 type Decision =
   | { kind: "own"; row: KeyRow; fence: number; recoveryPoint: string }
-  | { kind: "replay"; body: StoredResponse }
-  | { kind: "in_flight" }
-  | { kind: "mismatch" };
+  | ({ kind: "replay"; body: StoredResponse } & Seen)
+  | ({ kind: "in_flight" } & Seen)
+  | ({ kind: "mismatch" } & Seen);
 
 /**
  * Makes a mutation idempotent per (account, Idempotency-Key): the first request claims the key
@@ -109,9 +121,18 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
       ...o.firstPhase.statement(input as TInput, ctx, firstPhaseKey(scope)),
     };
     const decision = await decide(ctx.prisma, claim, phase);
+    const observe = (outcome: Outcome, keyId?: bigint, fence?: number) => {
+      if (ctx.observation)
+        ctx.observation.idempotency = {
+          keyId: keyId === undefined ? null : String(keyId),
+          fence: fence ?? null,
+          outcome,
+        };
+    };
 
     if (decision.kind === "mismatch") {
       counters.increment("fingerprint_mismatch");
+      observe("fingerprint_mismatch", decision.keyId, decision.fence);
       throw new TRPCError({
         code: "UNPROCESSABLE_CONTENT",
         message: "This Idempotency-Key was already used with a different request.",
@@ -119,10 +140,12 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
     }
     if (decision.kind === "in_flight") {
       counters.increment("conflict_in_flight");
+      observe("conflict_in_flight", decision.keyId, decision.fence);
       throw inFlight(ctx.resHeaders, o.retryAfterSeconds);
     }
     if (decision.kind === "replay") {
       counters.increment("replayed");
+      observe("replayed", decision.keyId, decision.fence);
       ctx.resHeaders.set("Idempotent-Replayed", "true");
       if ("data" in decision.body)
         return { ok: true as const, data: decision.body.data, marker: middlewareMarker };
@@ -141,9 +164,15 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput> = {}) {
         ? { recoveryPoint: phase.recoveryPoint, value: decision.row.phaseResult }
         : undefined,
     );
+    const settled = (outcome: Outcome) => observe(outcome, decision.row.id, owner.fence);
+    settled(decision.fence === decision.row.fence ? "claimed" : "lease_takeover");
     try {
-      const result = await runAsOwner(ctx.prisma, owner, o.leaseSeconds, () =>
-        next({ ctx: { idempotency: owner } }),
+      const result = await runAsOwner(
+        ctx.prisma,
+        owner,
+        o.leaseSeconds,
+        () => next({ ctx: { idempotency: owner } }),
+        settled,
       );
       const retryAfter =
         !result.ok && result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds;
@@ -171,18 +200,23 @@ export async function runAsOwner<R extends Settled>(
   owner: KeyOwner,
   leaseSeconds: number,
   run: () => Promise<R>,
+  onSettled: (outcome: Outcome) => void = () => {},
 ): Promise<R> {
+  const count = (outcome: Outcome) => {
+    counters.increment(outcome);
+    onSettled(outcome);
+  };
   const stopHeartbeat = startHeartbeat(prisma, owner, leaseSeconds);
   try {
     const result = await run();
     if (owner.completed) {
-      counters.increment("completed");
+      count("completed");
       return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
     }
     if (result.ok) {
       const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
       await finishWith(prisma, owner, 200, { data });
-      counters.increment("completed");
+      count("completed");
       return { ...result, data };
     }
     if (result.error.cause instanceof LeaseLostError) throw result.error.cause;
@@ -192,17 +226,17 @@ export async function runAsOwner<R extends Settled>(
       // A business outcome decided by the handler: remembered and replayed.
       const stored = storedError(result.error);
       await finishWith(prisma, owner, stored.status, stored.body);
-      counters.increment("completed");
+      count("completed");
       return result;
     }
     // Unexpected, or an outcome that may still change: its transaction rolled back, so give the
     // key back for the retry (after the time the client was told to wait, for the latter).
     if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message, retryAfter))
-      counters.increment("released");
+      count("released");
     return result;
   } catch (error) {
     if (error instanceof LeaseLostError) {
-      counters.increment("fenced");
+      count("fenced");
       await recordFenced(prisma, owner.keyId, owner.fence);
     }
     throw error;
@@ -252,11 +286,12 @@ async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseSta
       await deleteExpiredKey(prisma, row.id);
       continue;
     }
-    if (row.fingerprint !== claim.fingerprint) return { kind: "mismatch" };
+    const seen = { keyId: row.id, fence: row.fence };
+    if (row.fingerprint !== claim.fingerprint) return { kind: "mismatch", ...seen };
     if (row.state === "completed") {
-      return { kind: "replay", body: JSON.parse(row.responseBody ?? "null") as StoredResponse };
+      return { kind: "replay", body: JSON.parse(row.responseBody ?? "null") as StoredResponse, ...seen };
     }
-    if (row.leaseLive) return { kind: "in_flight" };
+    if (row.leaseLive) return { kind: "in_flight", ...seen };
     const taken = await takeOverKey(prisma, row.id, row.fence, claim.leaseSeconds);
     if (taken) {
       counters.increment("lease_takeover");

@@ -3,8 +3,8 @@ import { TRPCError } from "@trpc/server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestCaller, ensureEffectsTable, hooks, runs } from "../test/idempotent-router";
 import { KeyOwner } from "./owner";
-import { createTestCaller, ensureEffectsTable, hooks, runs } from "./test-router";
 
 type Input = { amount: number; note: string; fail?: "unexpected" };
 type Answer = { data?: unknown; error?: TRPCError; headers: Headers };

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import type { Db } from "../db";
-import { ErrorDetails } from "../errors";
-import { completeKey, completeKeyWith, recordProgress, type StatementWrites, type Tx } from "./store";
+import type { Db, Tx } from "../db";
+import { ErrorDetails } from "./error-details";
+import { completeKey, completeKeyWith, recordProgress, type StatementWrites } from "./store";
 
 /** Thrown when the key was taken over: this attempt's writes must not commit. */
 export class LeaseLostError extends Error {

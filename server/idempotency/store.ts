@@ -1,7 +1,5 @@
-import type { Db } from "../db";
+import type { Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-
-export type Tx = Prisma.TransactionClient;
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
 export interface KeyRow {

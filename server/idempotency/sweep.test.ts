@@ -6,10 +6,10 @@ import { createContextInner } from "../context";
 import { createPrismaClient, type Db } from "../db";
 import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
+import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
 import { counters } from "./counters";
 import { claimKey } from "./store";
 import { sweepExpiredKeys } from "./sweep";
-import { createTestCaller, ensureEffectsTable, runs } from "./test-router";
 
 // The sweep deletes every expired key in the database, so this file has a database of its own:
 // the counts below are then exact, and other files' expired keys (the admin tests make some)

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import type { Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import type { Tx } from "../idempotency";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
 const HOUSE_ACCOUNTS = [

@@ -1,3 +1,5 @@
+import { errorField, logger } from "../log";
+
 export interface PollerOptions {
   /** Pause after a pass that found nothing (or not a full batch) to do. */
   idleMs: number;
@@ -37,10 +39,7 @@ export function startPoller(name: string, pass: () => Promise<boolean>, opts: Po
       } catch (error) {
         failures++;
         if (failures === 1 || failures % 10 === 0)
-          console.warn(
-            `${name} failed (${failures} in a row):`,
-            error instanceof Error ? error.message : error,
-          );
+          logger.warn({ job: name, failures, err: errorField(error) }, `${name} failed`);
       }
       if (stopped) break;
       if (failures > 0) await sleep(Math.min(opts.idleMs * 2 ** failures, opts.maxBackoffMs));

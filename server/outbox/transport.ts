@@ -1,4 +1,5 @@
 import PgBoss from "pg-boss";
+import { errorField, logger } from "../log";
 import type { TEnvelope, TTopic } from "./events";
 
 /**
@@ -76,7 +77,7 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
   });
   // The pool reconnects by itself after the database restarts; until then each call fails and
   // its caller backs off. An unhandled "error" event would end the process instead.
-  boss.on("error", (error) => console.warn("message transport:", error.message));
+  boss.on("error", (error) => logger.warn({ err: errorField(error) }, "message transport failed"));
   await boss.start();
   try {
     for (const queue of [...Object.values(DEAD_LETTER), ...new Set(Object.values(ROUTES).flat())]) {

@@ -1,8 +1,10 @@
 import { TRPCError } from "@trpc/server";
+import type { Db } from "../db";
 import { env } from "../env";
 import { ErrorDetails } from "../errors";
 import {
   type AbandonedCandidate,
+  abandonedKeyStats,
   DEFAULT_BACKOFF,
   findAbandonedKeys,
   findUnfinishedKey,
@@ -12,6 +14,7 @@ import {
   runAsOwner,
   takeOverAbandoned,
 } from "../idempotency";
+import { errorField, logger } from "../log";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export const PAYMENT_PROCEDURE = "payments.create";
@@ -104,7 +107,12 @@ async function drive(deps: PaymentDeps, candidate: AbandonedCandidate, opts: Com
     return unsettled ? "failed" : "settled";
   } catch (error) {
     if (error instanceof LeaseLostError) return "busy";
-    console.warn(`completer: key ${candidate.id} failed:`, error);
+    logger.warn({ job: "completer", keyId: String(candidate.id), err: errorField(error) }, "key failed");
     return "failed";
   }
+}
+
+/** The completer's backlog, for /api/metrics: payments past phase 1 whose attempt is gone. */
+export function completerBacklog(prisma: Db) {
+  return abandonedKeyStats(prisma, { procedure: PAYMENT_PROCEDURE, skipRecoveryPoints: [RECOVERY.started] });
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import type { Db, Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
 import { type Payment, Prisma } from "../generated/prisma/client";
-import { type FirstPhase, type KeyOwner, LeaseLostError, type Tx } from "../idempotency";
+import { type FirstPhase, type KeyOwner, LeaseLostError } from "../idempotency";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
 import { paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";

@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { db } from "../db";
+import { takeMessagingTurn } from "../outbox/testing/exclusive";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { httpProvider } from "./provider";
 import { postPayment, startApiProcess, startWorkerProcess } from "./testing/api-process";
@@ -22,6 +23,7 @@ let api: Awaited<ReturnType<typeof startApiProcess>>;
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let port: number;
 let provider: Awaited<ReturnType<typeof startProvider>> | null = null;
+let release: (() => Promise<void>) | undefined;
 const since = new Date(Date.now() - 5000);
 
 async function freePort(): Promise<number> {
@@ -41,6 +43,9 @@ const startOurProvider = (retentionSeconds: number) =>
   });
 
 beforeAll(async () => {
+  // The worker runs a relay and a receipts consumer too: it takes its turn with the other
+  // messaging tests, so that it never takes their deliveries.
+  release = await takeMessagingTurn();
   port = await freePort();
   account = await createTestAccount("recovery");
   const env = {
@@ -50,12 +55,13 @@ beforeAll(async () => {
   };
   api = await startApiProcess(env);
   worker = await startWorkerProcess(env);
-});
+}, 180_000);
 afterAll(async () => {
   await api?.stop();
   await worker?.stop();
   await provider?.stop();
-});
+  await release?.();
+}, 120_000);
 
 async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -130,8 +136,8 @@ describe.each([
         });
         return row;
       },
-      // Its capped backoff, a few tries of idle time, and the worker's 2 s tick.
-      (MAX_BACKOFF_SECONDS + 5 + 2) * 1000 * 3,
+      // Its capped backoff, idle time and the worker's 2 s tick, with room for a loaded machine.
+      (MAX_BACKOFF_SECONDS + 5 + 2) * 1000 * 6,
     );
     expect(settled.status).toBe("succeeded");
     const charges = await providerChargesForOrder(httpProvider({ baseUrl: provider.url }), order.id, since);
@@ -147,5 +153,5 @@ describe.each([
     expect([late.status, late.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
     await provider.stop();
     provider = null;
-  }, 120_000);
+  }, 180_000);
 });

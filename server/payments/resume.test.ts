@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCaller } from "../admin/test-support";
 import { db } from "../db";
 import { handleTrpcRequest } from "../http/trpc-handler";
+import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { completeAbandonedPayments } from "./completer";
 import type { PaymentProvider } from "./provider";

@@ -1,5 +1,4 @@
-import type { Order, OrderItem, Payment, Receipt } from "../generated/prisma/client";
-import { receiptView } from "../receipts";
+import type { Order, OrderItem, Payment } from "../generated/prisma/client";
 
 export type TPaymentStatus = "pending" | "succeeded" | "declined" | "failed";
 
@@ -17,9 +16,8 @@ export function paymentView(
   };
 }
 
-export function orderView(
-  order: Order & { items?: OrderItem[]; payments?: Payment[]; receipt?: Receipt | null },
-) {
+/** The order and its payment; the receipt, issued later by the receipts service, is added by the router. */
+export function orderView(order: Order & { items?: OrderItem[]; payments?: Payment[] }) {
   const payments = order.payments ?? [];
   // The order's payment: the open or successful one, else the latest attempt.
   const payment =
@@ -41,7 +39,5 @@ export function orderView(
       paymentMethod: payment.paymentMethod,
       failureMessage: payment.failureMessage,
     },
-    // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
-    receipt: order.receipt ? receiptView(order.receipt) : null,
   };
 }

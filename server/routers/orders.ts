@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
+import { receiptView } from "../receipts";
 import { authedProcedure, router } from "../trpc";
 
 export const ZCreateOrder = z.object({
@@ -26,9 +27,9 @@ export const ordersRouter = router({
       items: view.items,
     };
   }),
-  get: authedProcedure
-    .input(ZOrderRef)
-    .query(async ({ ctx, input }) =>
-      orderView(await getOrderForAccount(ctx.prisma, ctx.account.id, orderIdOf(input))),
-    ),
+  get: authedProcedure.input(ZOrderRef).query(async ({ ctx, input }) => {
+    const order = await getOrderForAccount(ctx.prisma, ctx.account.id, orderIdOf(input));
+    // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
+    return { ...orderView(order), receipt: order.receipt ? receiptView(order.receipt) : null };
+  }),
 });

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { endAdminSession } from "@/server/admin/session";
+import { endAdminSession } from "@/server/http/admin-session";
 import { AdminNav } from "../_components/admin-nav";
 import "../admin.css";
 

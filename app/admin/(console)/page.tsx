@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { KEY_STATES } from "@/server/admin/schemas";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { STATE_LABELS, utc } from "../_components/format";
 import { LiveRefresh } from "../_components/live-refresh";
 import { OutcomeChart } from "../_components/outcome-chart";

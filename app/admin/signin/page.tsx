@@ -1,7 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { endAdminSession, hasAdminSession, isAdminToken, startAdminSession } from "@/server/admin/session";
+import {
+  endAdminSession,
+  hasAdminSession,
+  isAdminToken,
+  startAdminSession,
+} from "@/server/http/admin-session";
 import { SubmitButton } from "../_components/submit-button";
 import "../admin.css";
 

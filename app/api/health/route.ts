@@ -1,8 +1,8 @@
-import { checkHealth } from "@/server/http/health";
+import { checkReadiness, healthResponse } from "@/server/http/health";
 
 export const dynamic = "force-dynamic";
 
+/** The readiness check under its older name, kept for callers that use it. */
 export async function GET() {
-  const health = await checkHealth();
-  return Response.json(health, { status: health.status === "ok" ? 200 : 503 });
+  return healthResponse(await checkReadiness());
 }

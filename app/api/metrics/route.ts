@@ -1,5 +1,5 @@
-import { metricsResponse } from "@/server/admin/metrics";
 import { db } from "@/server/db";
+import { metricsResponse } from "@/server/metrics";
 
 export const dynamic = "force-dynamic";
 

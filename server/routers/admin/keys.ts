@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
-import { ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
+import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
 import { MAX_KEY_LENGTH } from "../../idempotency";
 import { completerOptions, redrivePayment } from "../../payments/completer";
@@ -19,17 +19,11 @@ export const ZListKeys = z
   })
   .prefault({});
 
-/** A key row's id: a BigInt, so it travels as a string, within int8's range. */
-const ZKeyId = z
-  .string()
-  .regex(/^\d{1,19}$/, "must be a key id")
-  .refine((s) => BigInt(s) <= 9_223_372_036_854_775_807n, "must be a key id");
-
 const ZRedrive = z.object({ outcome: z.enum(["settled", "failed", "busy"]), key: ZKeyDetail });
 
 /** The key row's id, or the account and the key the client sent. */
 export const ZKeyRef = z.union([
-  z.object({ id: ZKeyId }),
+  z.object({ id: ZInt8Id }),
   z.object({ accountId: z.uuid(), key: z.string().min(1).max(MAX_KEY_LENGTH) }),
 ]);
 
@@ -53,7 +47,7 @@ export const adminKeysRouter = router({
    * and answers the key as it then stands. Recorded in the key's history.
    */
   redrive: adminProcedure
-    .input(z.object({ id: ZKeyId }))
+    .input(z.object({ id: ZInt8Id }))
     .output(ZRedrive)
     .mutation(async ({ ctx, input }) => {
       const id = BigInt(input.id);

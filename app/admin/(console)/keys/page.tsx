@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { KEY_STATES, type TKeyState } from "@/server/admin/schemas";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { STATE_LABELS } from "../../_components/format";
 import { LiveRefresh } from "../../_components/live-refresh";
 import { Mono, StateBadge, Time } from "../../_components/ui";

@@ -1,6 +1,6 @@
 import { refresh } from "next/cache";
 import { formatMoney } from "@/app/money";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../_components/format";
 import { LedgerTransactionTable } from "../../_components/ledger-transaction";
 import { LiveRefresh } from "../../_components/live-refresh";

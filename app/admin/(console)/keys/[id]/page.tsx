@@ -2,7 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { adminCaller } from "@/server/admin/session";
+import { isInt8Id } from "@/server/admin/schemas";
+import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
 import { LiveRefresh } from "../../../_components/live-refresh";
 import { PaymentTrail } from "../../../_components/payment-trail";
@@ -43,7 +44,7 @@ async function redriveKey(id: string, _previous: RedriveState, _form: FormData):
 export default async function AdminKeyPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const admin = await adminCaller();
-  if (!/^\d{1,19}$/.test(id)) notFound();
+  if (!isInt8Id(id)) notFound();
   const key = await admin.keys.get({ id }).catch((error: unknown) => {
     if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
     throw error;

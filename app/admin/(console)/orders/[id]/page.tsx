@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { formatMoney } from "@/app/money";
-import { adminCaller } from "@/server/admin/session";
+import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
 import { PaymentTrail } from "../../../_components/payment-trail";
 import { Facts, Mono } from "../../../_components/ui";

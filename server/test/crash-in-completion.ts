@@ -1,5 +1,5 @@
-import { contextFor, type TestAccount } from "../../test/fixtures";
-import { createTestCaller, hooks } from "../test-router";
+import { contextFor, type TestAccount } from "./fixtures";
+import { createTestCaller, hooks } from "./idempotent-router";
 
 /**
  * Child process of crash.test.ts: calls the test procedure and, inside its fenced completion

@@ -4,7 +4,7 @@ import { db } from "../db";
 import { env } from "../env";
 import { counters, OUTCOMES } from "../idempotency";
 import { createTestAccount } from "../test/fixtures";
-import { metricsResponse } from "./metrics";
+import { metricsResponse } from "./scrape";
 
 const scrape = (headers: Record<string, string> = {}) =>
   metricsResponse(new Request("http://app.test/api/metrics", { headers }), db());
@@ -16,12 +16,13 @@ function sample(text: string, series: string): number {
 }
 
 describe("/api/metrics", () => {
-  it("answers 401 without admin authentication, a customer's token or session included", async () => {
+  it("answers 401 without the metrics or admin token, a customer's token or session included", async () => {
     const customer = await createTestAccount("metrics");
     const attempts: Record<string, string>[] = [
       {},
       { authorization: `Bearer ${customer.token}` },
       { authorization: "Bearer not-the-admin-token" },
+      { authorization: `Bearer ${env.METRICS_TOKEN}x` },
       { cookie: `${CUSTOMER_COOKIE}=${signSession(env.SESSION_SECRET, "customer", customer.id)}` },
       { cookie: `${ADMIN_COOKIE}=${signSession("another-secret-another-secret-another", "admin", "admin")}` },
     ];
@@ -32,8 +33,8 @@ describe("/api/metrics", () => {
     }
   });
 
-  it("serves every outcome counter and the key gauges as Prometheus text to the admin", async () => {
-    const before = await (await scrape({ authorization: `Bearer ${env.ADMIN_TOKEN}` })).text();
+  it("serves outcome counters summed in the database, key, completer and outbox gauges, and process metrics", async () => {
+    const before = await (await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` })).text();
     counters.increment("fingerprint_mismatch", 3);
     const res = await scrape({
       cookie: `${ADMIN_COOKIE}=${signSession(env.SESSION_SECRET, "admin", "admin")}`,
@@ -46,14 +47,19 @@ describe("/api/metrics", () => {
     }
     const series = 'idempotency_outcomes_total{outcome="fingerprint_mismatch"}';
     expect(sample(text, series) - sample(before, series)).toBeGreaterThanOrEqual(3);
-    for (const state of ["in_progress", "completed", "abandoned", "expired"]) {
+    for (const state of ["in_progress", "needs_attention", "abandoned", "completed", "expired"]) {
       expect(text).toMatch(new RegExp(`^idempotency_keys\\{state="${state}"\\} \\d+$`, "m"));
     }
-    expect(sample(text, "ledger_balanced")).toBe(1);
+    expect(text).toMatch(/^completer_backlog_keys \d+$/m);
+    expect(text).toMatch(/^completer_backlog_oldest_seconds \d+$/m);
     expect(text).toMatch(/^outbox_messages\{state="pending"\} \d+$/m);
-    expect(text).toMatch(/^consumer_processed_messages_total\{consumer="receipts"\} \d+$/m);
+    expect(text).toMatch(/^consumer_processed_messages\{consumer="receipts"\} \d+$/m);
     expect(text).toMatch(/^outbox_oldest_pending_age_seconds \d+$/m);
     expect(text).toContain("# TYPE idempotency_outcomes_total counter");
-    expect(text.endsWith("\n")).toBe(true);
+    expect(text).toContain("# TYPE http_request_duration_seconds histogram");
+    expect(text).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+    // The full ledger check is an admin action, not part of every scrape.
+    expect(text).not.toContain("ledger_balanced");
   });
 });

@@ -1,0 +1,119 @@
+/**
+ * The one-way dependencies of docs/architecture.md, checked by `npm run lint`:
+ *   app → server/http → routers → domains (payments, ledger, outbox, receipts) → idempotency, db
+ * with admin a read model beside the routers. A back edge fails the build.
+ */
+const DOMAINS = "^server/(payments|ledger|outbox|receipts)/";
+const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
+const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^bench/)";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "A cycle means two modules are one; split what they share or turn one arrow round.",
+      from: { pathNot: TESTS },
+      to: { circular: true, pathNot: "^server/generated/" },
+    },
+    {
+      name: "server-not-to-app",
+      severity: "error",
+      comment: "app/ holds pages and route handlers; the server never reaches into them.",
+      from: { path: "^(server|provider)/" },
+      to: { path: "^app/" },
+    },
+    {
+      name: "only-app-to-http",
+      severity: "error",
+      comment: "server/http is the edge: only app/ and scripts (and tests) may use it.",
+      from: { path: "^server/", pathNot: `^server/http/|${TESTS}` },
+      to: { path: "^server/http/" },
+    },
+    {
+      name: "routers-are-above-domains",
+      severity: "error",
+      comment: "Domains, the admin read model and the idempotency core never import tRPC routers.",
+      from: { path: `${DOMAINS}|^server/(admin|idempotency|db|auth)/`, pathNot: TESTS },
+      to: { path: ROUTERS },
+    },
+    {
+      name: "domains-not-to-admin",
+      severity: "error",
+      comment: "The admin is a read model over the domains, never the other way round.",
+      from: { path: `${DOMAINS}|^server/(idempotency|db|auth)/`, pathNot: TESTS },
+      to: { path: "^server/admin/" },
+    },
+    {
+      name: "idempotency-is-a-leaf",
+      severity: "error",
+      comment:
+        "server/idempotency can be copied to another tRPC + Prisma app: it imports nothing of the domains that use it.",
+      from: { path: "^server/idempotency/", pathNot: TESTS },
+      to: { path: `${DOMAINS}|^server/(admin|auth|http)/|${ROUTERS}|^server/(errors|env|jobs)\\.ts$` },
+    },
+    {
+      name: "db-is-a-leaf",
+      severity: "error",
+      comment:
+        "server/db holds the client and migrations; it depends on nothing of the app but env and the logger.",
+      from: { path: "^server/(db/|db\\.ts$)", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(db/|db\\.ts$|env\\.ts$|log/|generated/)" },
+    },
+    {
+      name: "log-is-a-leaf",
+      severity: "error",
+      comment: "Every layer may log, so the logger depends on nothing of the app but env.",
+      from: { path: "^server/log/", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(log/|env\\.ts$)" },
+    },
+    {
+      name: "ledger-below-payments",
+      severity: "error",
+      comment:
+        "The ledger books what payments tell it; it knows nothing of payments, the outbox or receipts.",
+      from: { path: "^server/ledger/", pathNot: TESTS },
+      to: { path: "^server/(payments|outbox|receipts)/" },
+    },
+    {
+      name: "outbox-below-its-users",
+      severity: "error",
+      comment: "The outbox carries events; it knows nothing of who writes or consumes them.",
+      from: { path: "^server/outbox/", pathNot: TESTS },
+      to: { path: "^server/(payments|receipts|ledger)/" },
+    },
+    {
+      name: "payments-before-receipts",
+      severity: "error",
+      comment: "Receipts follow payments through the outbox; payments never reach up into receipts.",
+      from: { path: "^server/payments/", pathNot: TESTS },
+      to: { path: "^server/receipts/" },
+    },
+    {
+      name: "no-trpc-internals",
+      severity: "error",
+      comment: "Only tRPC's public API: its internals change without notice.",
+      from: {},
+      to: { path: "@trpc/server/(dist/)?unstable-core-do-not-import" },
+    },
+    {
+      name: "no-test-code-in-production",
+      severity: "error",
+      comment: "Test tooling lives in server/test/ (and testing/ folders) and ships nowhere.",
+      from: { pathNot: TESTS },
+      to: { path: TESTS },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ["node_modules", "server/generated"] },
+    exclude: { path: ["^\\.next", "^server/generated/", "^\\.data/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
+    },
+  },
+};

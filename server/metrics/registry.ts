@@ -1,0 +1,73 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * This process's Prometheus registry. Request latencies and process figures are per process
+ * (Prometheus scrapes each instance); the figures read from the database at scrape time
+ * (outcome totals, keys, outbox, completer) are the same from every instance.
+ */
+function createRegistry() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    requestDuration: new Histogram({
+      name: "http_request_duration_seconds",
+      help: "API request duration by tRPC procedure and HTTP status, in this process.",
+      labelNames: ["procedure", "status"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    outcomes: new Counter({
+      name: "idempotency_outcomes_total",
+      help: "Idempotency outcomes, summed across processes (the same value from every instance).",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    keys: new Gauge({
+      name: "idempotency_keys",
+      help: "Idempotency keys by state (abandoned: in progress with its lease run out).",
+      labelNames: ["state"] as const,
+      registers,
+    }),
+    completerBacklog: new Gauge({
+      name: "completer_backlog_keys",
+      help: "Payments past phase 1 whose attempt is gone, waiting for the completer.",
+      registers,
+    }),
+    completerOldest: new Gauge({
+      name: "completer_backlog_oldest_seconds",
+      help: "Idle time of the oldest key waiting for the completer (0 when none).",
+      registers,
+    }),
+    outbox: new Gauge({
+      name: "outbox_messages",
+      help: "Outbox messages by state (failing: pending after a failed publish).",
+      labelNames: ["state"] as const,
+      registers,
+    }),
+    outboxOldest: new Gauge({
+      name: "outbox_oldest_pending_age_seconds",
+      help: "Age of the oldest unsent outbox message (0 when none).",
+      registers,
+    }),
+    consumed: new Gauge({
+      name: "consumer_processed_messages",
+      help: "Messages a consumer has processed, each once.",
+      labelNames: ["consumer"] as const,
+      registers,
+    }),
+    reconciliation: new Gauge({
+      name: "reconciliation_mismatches",
+      help: "Mismatches between provider and ledger in the latest reconciliation (absent before the first).",
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createRegistry>;
+
+// One registry per process; Next's dev server reloads modules, so keep it on globalThis.
+const holder = globalThis as unknown as { checkoutMetrics?: Metrics };
+holder.checkoutMetrics ??= createRegistry();
+export const metrics: Metrics = holder.checkoutMetrics;
