@@ -1,11 +1,22 @@
 import type { NextConfig } from "next";
 import "./server/env";
+import { STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
 
 // Importing the env module makes a bad environment fail the build and the start, naming the variable.
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Separate build folders let two builds (say, two e2e runs) share a checkout.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
+  async headers() {
+    return [
+      { source: "/:path*", headers: STATIC_SECURITY_HEADERS },
+      // API answers are data, never documents to render or frame.
+      {
+        source: "/api/:path*",
+        headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

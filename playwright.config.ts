@@ -2,6 +2,8 @@ import { defineConfig, devices } from "@playwright/test";
 import { chromiumLaunchOptions } from "./scripts/lib/browser";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
+// The production-mode server (e2e/production-server.ts) listens beside the main one.
+const productionPort = port + 1;
 // Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
 const launchOptions = chromiumLaunchOptions();
 
@@ -20,21 +22,52 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions,
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], launchOptions } }],
-  webServer: {
-    // The production build, started through the same script as `npm start`.
-    command: "node_modules/.bin/next build && node_modules/.bin/tsx scripts/start.ts",
-    url: `http://127.0.0.1:${port}/api/health/ready`,
-    // Warnings and errors only: a line per request would bury the test report.
-    env: {
-      PORT: String(port),
-      CHECKOUT_INSTANCE: "test",
-      BACKGROUND_JOBS: "on",
-      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  projects: [
+    {
+      name: "chromium",
+      testIgnore: /production\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], launchOptions },
     },
-    reuseExistingServer: !process.env.CI,
-    timeout: 180_000,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+    {
+      // APP_ENV=production on an empty database of its own.
+      name: "production",
+      testMatch: /production\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], launchOptions, baseURL: `http://127.0.0.1:${productionPort}` },
+    },
+  ],
+  // Started one after the other: the second uses the first one's build.
+  webServer: [
+    {
+      // The production build, started through the same script as `npm start`.
+      command: "node_modules/.bin/next build && node_modules/.bin/tsx scripts/start.ts",
+      url: `http://127.0.0.1:${port}/api/health/ready`,
+      // Warnings and errors only: a line per request would bury the test report. The checkout
+      // specs pay many times a minute as one demo customer: limits are not what they test.
+      env: {
+        PORT: String(port),
+        CHECKOUT_INSTANCE: "test",
+        BACKGROUND_JOBS: "on",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+        RATE_LIMIT_PAYMENTS_PER_MINUTE: "10000",
+        RATE_LIMIT_ORDERS_PER_MINUTE: "10000",
+      },
+      reuseExistingServer: !process.env.CI,
+      timeout: 180_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: "node_modules/.bin/tsx e2e/production-server.ts",
+      url: `http://127.0.0.1:${productionPort}/api/health/ready`,
+      env: {
+        PORT: String(productionPort),
+        CHECKOUT_INSTANCE: "test",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      },
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  ],
 });

@@ -9,7 +9,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // A line per request would bury the test output; warnings and errors still show.
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
+    // A line per request would bury the test output; warnings and errors still show. Soaks pay
+    // hundreds of times for one account; server/limits/limits.test.ts sets its own limit.
+    env: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      RATE_LIMIT_PAYMENTS_PER_MINUTE: "1000000",
+      RATE_LIMIT_ORDERS_PER_MINUTE: "1000000",
+    },
   },
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SessionNav } from "./_auth/session-nav";
 import { TrpcProvider } from "./_trpc/client";
 import { CartLink } from "./cart/cart-link";
 import "./globals.css";
@@ -26,7 +27,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               <Link href="/">Shop</Link>
               <CartLink />
               <Link href="/checkout">Checkout</Link>
-              <Link href="/signin">Sign in</Link>
+              <SessionNav />
             </nav>
           </header>
           <main id="main">{children}</main>

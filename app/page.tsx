@@ -13,7 +13,7 @@ export default async function HomePage() {
       <p className="muted">
         {principal.account
           ? `Signed in as ${principal.account.name}.`
-          : "Sign in to buy: choose a demo customer."}
+          : "Sign in or create an account to buy."}
       </p>
       <ul className="grid" aria-label="Products" style={{ listStyle: "none", padding: 0 }}>
         {products.map((p) => (

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 
 test("health: liveness, readiness (the database answered), and the older /api/health", async ({
@@ -13,8 +15,7 @@ test("health: liveness, readiness (the database answered), and the older /api/he
 
 test("a shopper signs in as a demo customer and sees the catalogue", async ({ page }) => {
   await page.goto("/signin");
-  await page.getByLabel("Demo customer").selectOption("alice");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Alice Martin" }).click();
   await expect(page.getByText("Signed in as Alice Martin.")).toBeVisible();
   await expect(page.getByRole("list", { name: "Products" }).getByRole("listitem")).toHaveCount(5);
 });
@@ -32,30 +33,31 @@ test("protected procedures answer 401 without a valid token", async ({ request }
   expect((await good.json()).result.data.handle).toBe("bob");
 });
 
-test("the README's API example: catalogue, an order, and an idempotent payment replayed", async ({
-  request,
+test('the README\'s "Try the API" commands, run as written: catalogue, an order, a payment and its replay', async ({
+  baseURL,
 }) => {
-  const catalog = await request.get("/api/trpc/catalog.list");
-  expect((await catalog.json()).result.data).toContainEqual(
-    expect.objectContaining({ sku: "TEE-CLASSIC", price: 2500 }),
-  );
-  const auth = { authorization: "Bearer sk_test_alice" };
-  const order = await request.post("/api/trpc/orders.create", {
-    headers: auth,
-    data: { items: [{ sku: "TEE-CLASSIC", quantity: 1 }] },
+  const readme = readFileSync("README.md", "utf8");
+  const section = readme.slice(readme.indexOf("## Try the API"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  expect(block, "README has a sh block under Try the API").toBeTruthy();
+  // Only the server's address differs from what a reader types.
+  const script = (block ?? "").replace("BASE=http://localhost:3000", `BASE=${baseURL}`);
+  expect(script).not.toBe(block);
+  const run = spawnSync("bash", ["-euo", "pipefail", "-c", script], { encoding: "utf8", timeout: 30_000 });
+  expect(run.status, run.stderr).toBe(0);
+
+  expect(run.stdout).toContain('"sku":"TEE-CLASSIC"');
+  // The two `curl -si` answers: status line, headers, blank line, body.
+  const answers = run.stdout.split(/(?=HTTP\/1\.1 \d{3} )/).filter((part) => part.startsWith("HTTP/"));
+  expect(answers).toHaveLength(2);
+  const [first, again] = answers.map((raw) => {
+    const [head = "", body = ""] = raw.split(/\r\n\r\n/);
+    return { head: head.toLowerCase(), body };
   });
-  const orderId = (await order.json()).result.data.id as string;
-  const headers = { ...auth, "idempotency-key": crypto.randomUUID() };
-  const data = { orderId, paymentMethod: "pm_card_visa" };
-  const first = await request.post("/api/trpc/payments.create", { headers, data });
-  expect(first.status()).toBe(200);
-  expect((await first.json()).result.data).toMatchObject({
-    orderId,
-    amount: 2500,
-    currency: "EUR",
-    status: "succeeded",
-  });
-  const again = await request.post("/api/trpc/payments.create", { headers, data });
-  expect(again.headers()["idempotent-replayed"]).toBe("true");
-  expect(await again.text()).toBe(await first.text());
+  expect(first?.head).toMatch(/^http\/1\.1 200/);
+  expect(first?.head).not.toContain("idempotent-replayed");
+  expect(JSON.parse(first?.body ?? "")).toMatchObject({ amount: 2500, currency: "EUR", status: "succeeded" });
+  expect(again?.head).toMatch(/^http\/1\.1 200/);
+  expect(again?.head).toContain("idempotent-replayed: true");
+  expect(again?.body).toBe(first?.body);
 });

@@ -8,12 +8,12 @@ export type Db = PrismaClient;
 /** The client inside an interactive transaction: what a phase's writes run on. */
 export type Tx = Prisma.TransactionClient;
 
-export function createPrismaClient(connectionString: string): PrismaClient {
+export function createPool(connectionString: string, max = 10): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
   const pool = new pg.Pool({
     connectionString,
-    max: 10,
+    max,
     allowExitOnIdle: true,
     // Bounds, so that one stuck request cannot hold locks or connections for ever.
     connectionTimeoutMillis: 10_000,
@@ -23,7 +23,11 @@ export function createPrismaClient(connectionString: string): PrismaClient {
   const warn = (error: Error) => logger.warn({ err: errorField(error) }, "database connection failed");
   pool.on("error", warn);
   pool.on("connect", (client) => client.on("error", warn));
-  return new PrismaClient({ adapter: new PrismaPg(pool) });
+  return pool;
+}
+
+export function createPrismaClient(connectionString: string): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(createPool(connectionString)) });
 }
 
 // One client per process; Next's dev server reloads modules, so keep it on globalThis.

@@ -10,12 +10,15 @@ describe("the environment", () => {
       3000,
       false,
     ]);
+    expect([env.RATE_LIMIT_PAYMENTS_PER_MINUTE, env.RATE_LIMIT_ORDERS_PER_MINUTE]).toEqual([30, 60]);
   });
 
   it("fails on a bad value with a message naming the variable", () => {
     expect(() => parseEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => parseEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
     expect(() => parseEnv({ APP_ENV: "staging" })).toThrow(/APP_ENV/);
+    expect(() => parseEnv({ RATE_LIMIT_PAYMENTS_PER_MINUTE: "0" })).toThrow(/RATE_LIMIT_PAYMENTS_PER_MINUTE/);
+    expect(() => parseEnv({ RATE_LIMIT_ORDERS_PER_MINUTE: "many" })).toThrow(/RATE_LIMIT_ORDERS_PER_MINUTE/);
   });
 
   it("requires the admin token and session secret in production, and invents neither", () => {

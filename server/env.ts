@@ -27,6 +27,8 @@ const ZEnv = z
       .int()
       .min(1024)
       .default(64 * 1024),
+    RATE_LIMIT_PAYMENTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+    RATE_LIMIT_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   })

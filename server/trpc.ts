@@ -1,13 +1,16 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
 import { ErrorDetails } from "./errors";
 import { type IdempotencyOptions, idempotent, parseIdempotencyKey } from "./idempotency";
+import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
-/** Procedure metadata: the HTTP layer checks the key header of idempotent ones before anything. */
-export interface Meta {
-  idempotent?: boolean;
-}
+/**
+ * Procedure metadata: the HTTP layers check the key header of idempotent ones before anything;
+ * `openapi` exposes a procedure on the REST surface (/api/v1) and in /api/openapi.json.
+ */
+export type Meta = OpenApiMeta<{ idempotent?: boolean }>;
 
 const t = initTRPC
   .context<Context>()
@@ -45,6 +48,30 @@ const requireAccount = t.middleware(({ ctx, next }) => {
 });
 
 export const authedProcedure = t.procedure.use(requireAccount);
+
+/**
+ * Spends one of the account's points for this kind of call; 429 with Retry-After once spent.
+ * After an idempotent procedure's key check it runs only for work that is new (a claim or a
+ * takeover): replays, 409s and 422s are answered before it and cost nothing. Its error carries
+ * a retry time, so the key is released rather than stored (docs/decisions/0026).
+ */
+export function limitedBy(name: LimitName) {
+  return t.middleware(async ({ ctx, next }) => {
+    const account = ctx.principal.account;
+    if (!account)
+      throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
+    const limit = await consume(LIMIT_RULES[name], account.id);
+    if (!limit.ok) {
+      ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
+      throw new TRPCError({
+        code: "TOO_MANY_REQUESTS",
+        message: `Too many requests: retry after ${limit.retryAfterSeconds} s.`,
+        cause: new ErrorDetails({ reason: "rate_limited" }, limit.retryAfterSeconds),
+      });
+    }
+    return next();
+  });
+}
 
 export const adminProcedure = t.procedure.use(({ ctx, next }) => {
   if (!ctx.principal.isAdmin)

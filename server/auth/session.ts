@@ -1,6 +1,5 @@
 import { hmac, safeEqual } from "./tokens";
 
-export const CUSTOMER_COOKIE = "checkout_session";
 export const ADMIN_COOKIE = "checkout_admin";
 const MAX_AGE_SECONDS = 60 * 60 * 24 * 7;
 
@@ -11,7 +10,7 @@ interface SessionPayload {
   exp: number;
 }
 
-/** A signed, self-contained session: `<payload>.<hmac>`; tampering or expiry makes it invalid. */
+/** A signed, self-contained session (the admin's; customers have better-auth sessions): `<payload>.<hmac>`; tampering or expiry makes it invalid. */
 export function signSession(secret: string, role: SessionRole, sub: string, now = Date.now()): string {
   const payload: SessionPayload = { role, sub, exp: Math.floor(now / 1000) + MAX_AGE_SECONDS };
   const body = Buffer.from(JSON.stringify(payload)).toString("base64url");

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { errorField, logger } from "../log";
+import { OPENAPI_PATH, openApiDocument } from "./openapi";
+import { handleRestRequest, REST_PREFIX } from "./rest-handler";
 import { handleTrpcRequest } from "./trpc-handler";
 
 /**
@@ -10,7 +12,7 @@ import { handleTrpcRequest } from "./trpc-handler";
 export function createApiServer(router?: AnyTRPCRouter): Server {
   return createServer(async (req, res) => {
     try {
-      const response = await handleTrpcRequest(toRequest(req), router);
+      const response = await route(toRequest(req), router);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
@@ -18,6 +20,14 @@ export function createApiServer(router?: AnyTRPCRouter): Server {
       res.writeHead(500).end();
     }
   });
+}
+
+/** The API routes of the Next app: the REST surface, its OpenAPI document, and tRPC. */
+function route(req: Request, router?: AnyTRPCRouter): Promise<Response> | Response {
+  const { pathname } = new URL(req.url);
+  if (pathname.startsWith(`${REST_PREFIX}/`)) return handleRestRequest(req, router);
+  if (pathname === OPENAPI_PATH) return Response.json(openApiDocument());
+  return handleTrpcRequest(req, router);
 }
 
 function toRequest(req: IncomingMessage): Request {

@@ -9,6 +9,8 @@ import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { MAX_BATCH_CALLS } from "./batch-limit";
+import { readCapped } from "./capped-body";
+import { crossSiteRefusal } from "./cross-site";
 import { observeRequest } from "./request-log";
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -53,19 +55,6 @@ function procedureLabel(router: AnyTRPCRouter, paths: string[]): string {
   if (paths.length > 1) return "(batch)";
   const path = paths[0] ?? "";
   return (router._def.procedures as Procedures)[path] ? path : "(unknown)";
-}
-
-/** Reads at most `cap` bytes; null when the body is larger. */
-async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > cap) return null;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
 }
 
 export interface EdgeDeps {
@@ -132,6 +121,14 @@ async function answer(
     const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
     if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason, paths[0]);
   }
+  const refused = crossSiteRefusal(req);
+  if (refused)
+    return errorResponse(
+      refused.status,
+      refused.code,
+      refused.status === 415 ? -32015 : -32003,
+      refused.message,
+    );
   let request = req;
   if (req.method === "POST") {
     const cap = env.IDEMPOTENCY_MAX_BODY_BYTES;

@@ -19,6 +19,16 @@ export {
 } from "./counters";
 export { ErrorDetails } from "./error-details";
 export { canonicalize, fingerprint, pickFields } from "./fingerprint";
+export {
+  countKeysByState,
+  findKey,
+  type KeyDetail,
+  type KeyEvent,
+  type KeyListFilter,
+  type KeyRef,
+  type KeySummary,
+  listKeys,
+} from "./inspect";
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {

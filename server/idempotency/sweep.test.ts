@@ -46,7 +46,9 @@ beforeEach(async () => {
 
 async function createAccount(prefix: string): Promise<TestAccount> {
   const handle = `${prefix}_${randomBytes(6).toString("hex")}`;
-  const account = await prisma.account.create({ data: { id: randomUUID(), handle, name: handle } });
+  const account = await prisma.account.create({
+    data: { id: randomUUID(), handle, name: handle, email: `${handle}@example.test` },
+  });
   return { id: account.id, handle, name: handle, token: "" };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_COOKIE, CUSTOMER_COOKIE, signSession } from "../auth/session";
+import { ADMIN_COOKIE, signSession } from "../auth/session";
 import { db } from "../db";
 import { env } from "../env";
 import { counters, OUTCOMES } from "../idempotency";
@@ -23,7 +23,7 @@ describe("/api/metrics", () => {
       { authorization: `Bearer ${customer.token}` },
       { authorization: "Bearer not-the-admin-token" },
       { authorization: `Bearer ${env.METRICS_TOKEN}x` },
-      { cookie: `${CUSTOMER_COOKIE}=${signSession(env.SESSION_SECRET, "customer", customer.id)}` },
+      { cookie: `${ADMIN_COOKIE}=${signSession(env.SESSION_SECRET, "customer", customer.id)}` },
       { cookie: `${ADMIN_COOKIE}=${signSession("another-secret-another-secret-another", "admin", "admin")}` },
     ];
     for (const headers of attempts) {

@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { countKeysByState } from "../admin/keys";
 import { KEY_STATES } from "../admin/schemas";
 import { authenticate } from "../auth/authenticate";
 import type { Db } from "../db";
 import { env } from "../env";
-import { OUTCOMES, outcomeTotals } from "../idempotency";
+import { countKeysByState, OUTCOMES, outcomeTotals } from "../idempotency";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
 import { latestReconciliation } from "../payments/reconciler";

@@ -54,3 +54,10 @@ export async function getOrderForAccount(prisma: Db, accountId: string, orderId:
   if (!order) throw domainErrors.notFound("Order");
   return order;
 }
+
+/** A payment of the account's own; another account's payment is "not found", as for orders. */
+export async function getPaymentForAccount(prisma: Db, accountId: string, paymentId: string) {
+  const payment = await prisma.payment.findFirst({ where: { id: paymentId, accountId } });
+  if (!payment) throw domainErrors.notFound("Payment");
+  return payment;
+}

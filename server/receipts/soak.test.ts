@@ -107,4 +107,4 @@ it("200 payments with random relay and consumer crashes: one receipt per succeed
   console.info(
     `soak: ${crashes.relay} relay and ${crashes.consumer} consumer crashes, ${deliveries?.jobs} publications and ${deliveries?.redelivered} redeliveries for ${succeeded.size} receipts`,
   );
-}, 120_000);
+}, 300_000);

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
 import { receiptView } from "../receipts";
-import { authedProcedure, router } from "../trpc";
+import { authedProcedure, limitedBy, router } from "../trpc";
+import { ZPayment } from "./payments";
 
 export const ZCreateOrder = z.object({
   items: z
@@ -11,25 +12,89 @@ export const ZCreateOrder = z.object({
     .max(50),
 });
 
-// `orderId` as in the admin API; `id` accepted too.
-const ZOrderRef = z.union([z.object({ orderId: z.uuid() }), z.object({ id: z.uuid() })]);
-const orderIdOf = (ref: z.infer<typeof ZOrderRef>) => ("orderId" in ref ? ref.orderId : ref.id);
+const ZOrderLine = z.object({
+  sku: z.string(),
+  name: z.string(),
+  /** Integer minor units, as every amount. */
+  unitPrice: z.number().int(),
+  quantity: z.number().int(),
+  lineTotal: z.number().int(),
+});
+
+export const ZOrderCreated = z
+  .object({
+    id: z.string(),
+    total: z.number().int(),
+    currency: z.string(),
+    status: z.string().meta({ examples: ["pending_payment", "paid"] }),
+    items: z.array(ZOrderLine),
+  })
+  .meta({ id: "OrderCreated" });
+
+export const ZOrder = ZOrderCreated.extend({
+  payment: ZPayment.extend({ paymentMethod: z.string(), failureMessage: z.string().nullable() }).nullable(),
+  receipt: z
+    .object({
+      number: z.string(),
+      issuedAt: z.string(),
+      lines: z.array(ZOrderLine),
+      total: z.number().int(),
+      currency: z.string(),
+    })
+    .nullable(),
+}).meta({ id: "Order" });
+
+// `id` as on the REST path; `orderId` (as in the admin API) is accepted too. The cast only
+// restores the input type for tRPC callers, which a preprocess step would widen to unknown.
+const ZOrderRef = z.preprocess(
+  (v) => (v && typeof v === "object" && "orderId" in v && !("id" in v) ? { id: v.orderId } : v),
+  z.object({ id: z.uuid() }),
+) as unknown as z.ZodType<{ id: string }, { id: string } | { orderId: string }>;
 
 export const ordersRouter = router({
-  create: authedProcedure.input(ZCreateOrder).mutation(async ({ ctx, input }) => {
-    const order = await createOrder(ctx.prisma, ctx.account.id, input.items);
-    const view = orderView(order);
-    return {
-      id: view.id,
-      total: view.total,
-      currency: view.currency,
-      status: view.status,
-      items: view.items,
-    };
-  }),
-  get: authedProcedure.input(ZOrderRef).query(async ({ ctx, input }) => {
-    const order = await getOrderForAccount(ctx.prisma, ctx.account.id, orderIdOf(input));
-    // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
-    return { ...orderView(order), receipt: order.receipt ? receiptView(order.receipt) : null };
-  }),
+  create: authedProcedure
+    .use(limitedBy("ordersByAccount"))
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/orders",
+        tags: ["orders"],
+        summary: "Create an order, priced by the server from the catalogue",
+        errorResponses: { 400: "Invalid items or an unknown SKU.", 401: "No valid Bearer API key." },
+      },
+    })
+    .input(ZCreateOrder)
+    .output(ZOrderCreated)
+    .mutation(async ({ ctx, input }) => {
+      const order = await createOrder(ctx.prisma, ctx.account.id, input.items);
+      const view = orderView(order);
+      return {
+        id: view.id,
+        total: view.total,
+        currency: view.currency,
+        status: view.status,
+        items: view.items,
+      };
+    }),
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/orders/{id}",
+        tags: ["orders"],
+        summary: "An order of yours, with its payment and receipt",
+        errorResponses: {
+          400: "The id is not a UUID.",
+          401: "No valid Bearer API key.",
+          404: "No such order.",
+        },
+      },
+    })
+    .input(ZOrderRef)
+    .output(ZOrder)
+    .query(async ({ ctx, input }) => {
+      const order = await getOrderForAccount(ctx.prisma, ctx.account.id, input.id);
+      // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
+      return { ...orderView(order), receipt: order.receipt ? receiptView(order.receipt) : null };
+    }),
 });

@@ -1,26 +1,49 @@
 import { z } from "zod";
 import { env } from "../env";
+import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
+import { getPaymentForAccount } from "../payments/orders";
 import { createPaymentPhase, executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
-import { idempotentProcedure, router } from "../trpc";
+import { paymentView } from "../payments/views";
+import { authedProcedure, idempotentProcedure, limitedBy, router } from "../trpc";
 
 export const ZCreatePayment = z.object({
   // One spelling per id: an upper-case UUID is the same order, so the same fingerprint.
   orderId: z.uuid().transform((id) => id.toLowerCase()),
   paymentMethod: z
     .string()
-    .regex(/^pm_[A-Za-z0-9_]{1,64}$/, "must be a payment method id such as pm_card_visa"),
+    .regex(/^pm_[A-Za-z0-9_]{1,64}$/, "must be a payment method id such as pm_card_visa")
+    .meta({ examples: ["pm_card_visa", "pm_card_declined", "pm_card_slow"] }),
 });
 
-export const ZPayment = z.object({
-  id: z.string(),
-  orderId: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  status: z.enum(["pending", "succeeded", "declined", "failed"]),
-  providerChargeId: z.string().nullable(),
-});
+export const ZPayment = z
+  .object({
+    id: z.string(),
+    orderId: z.string(),
+    /** Integer minor units of `currency`. */
+    amount: z.number().int(),
+    currency: z.string(),
+    status: z.enum(["pending", "succeeded", "declined", "failed"]),
+    providerChargeId: z.string().nullable(),
+  })
+  .meta({ id: "Payment" });
+
+const ttlHours = IDEMPOTENCY_DEFAULTS.ttlSeconds / 3600;
+
+/** What the REST surface and the OpenAPI document say about the key (docs/api.md has the rest). */
+const IDEMPOTENCY_DESCRIPTION = [
+  "Charges the order once per `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header).",
+  "",
+  '- The key is required: 1–255 printable ASCII characters, a UUID recommended; a Structured Field string (`"…"`) is accepted too. Missing or malformed: **400**.',
+  "- Keys are scoped to the authenticated account and the request is fingerprinted by `orderId` and `paymentMethod`.",
+  "- Same key, same request, after completion: the first response again — same status, same body — with `Idempotent-Replayed: true`. Declined cards (**402**) are stored and replayed too.",
+  "- Same key while the first request is still running: **409** with `Retry-After`.",
+  "- Same key, another request: **422**.",
+  `- Expiry: a key and its stored response are kept for **${ttlHours} hours** after the request completes; reused after that, the key is a new request.`,
+  "- 5xx answers are not stored: retry with the same key and the payment resumes where it stopped.",
+  "- The same key sent through the tRPC API (`/api/trpc/payments.create`) is the same key: the same request replays, another is refused with 422.",
+].join("\n");
 
 export const paymentsRouter = router({
   create: idempotentProcedure(ZCreatePayment, {
@@ -28,6 +51,43 @@ export const paymentsRouter = router({
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
     firstPhase: createPaymentPhase,
   })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/payments",
+        tags: ["payments"],
+        summary: "Pay an order (idempotent)",
+        description: IDEMPOTENCY_DESCRIPTION,
+        requestHeaders: z.object({
+          "Idempotency-Key": z
+            .string()
+            .min(1)
+            .max(255)
+            .meta({
+              description: `Unique per payment attempt, reused for every retry of it; kept ${ttlHours} hours after completion.`,
+              examples: ["8e03978e-40d5-43e8-bc93-6894a57f9324"],
+            }),
+        }),
+        responseHeaders: z.object({
+          "Idempotent-Replayed": z
+            .literal("true")
+            .optional()
+            .meta({ description: "Present on a replay of the stored first response." }),
+        }),
+        successDescription: "The payment succeeded (or is pending at the provider).",
+        errorResponses: {
+          400: "Idempotency-Key missing or malformed, or the body is invalid; nothing stored.",
+          401: "No valid Bearer API key.",
+          402: "The card was declined or the provider refused the payment; stored and replayed.",
+          404: "No such order for this account; stored and replayed.",
+          409: "A request with this key is in flight (with `Retry-After`), or the order is already paid.",
+          413: "The body is larger than the published cap.",
+          422: "The key was used before with another request.",
+          503: "The payment provider is unavailable: retry with the same key.",
+        },
+      },
+    })
+    .use(limitedBy("paymentsByAccount"))
     .output(ZPayment)
     .mutation(({ ctx, input }) =>
       executePayment(
@@ -40,6 +100,25 @@ export const paymentsRouter = router({
           providerFault: env.isProduction ? undefined : (ctx.reqHeaders.get("x-provider-fault") ?? undefined),
         },
       ),
+    ),
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/payments/{id}",
+        tags: ["payments"],
+        summary: "A payment of yours",
+        errorResponses: {
+          400: "The id is not a UUID.",
+          401: "No valid Bearer API key.",
+          404: "No such payment.",
+        },
+      },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(ZPayment)
+    .query(async ({ ctx, input }) =>
+      paymentView(await getPaymentForAccount(ctx.prisma, ctx.account.id, input.id)),
     ),
 });
 

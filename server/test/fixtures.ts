@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { auth, SESSION_COOKIE } from "../auth/auth";
 import { hashToken } from "../auth/tokens";
 import { createContextInner } from "../context";
 import { db } from "../db";
@@ -20,6 +21,7 @@ export async function createTestAccount(prefix = "test"): Promise<TestAccount> {
       id: randomUUID(),
       handle,
       name: handle,
+      email: `${handle}@example.test`,
       apiTokens: { create: { id: randomUUID(), tokenHash: hashToken(token), label: "test" } },
     },
   });
@@ -41,4 +43,18 @@ export function contextFor(
     reqHeaders: new Headers(headers),
     resHeaders: new Headers(),
   });
+}
+
+/** A shopper signed up through better-auth itself, and the session cookie it was given. */
+export async function createTestSession(): Promise<{ cookie: string; email: string }> {
+  const email = `session-${randomBytes(6).toString("hex")}@example.test`;
+  const { headers } = await auth().api.signUpEmail({
+    body: { email, password: "a long enough password", name: email },
+    returnHeaders: true,
+  });
+  const match = new RegExp(`${SESSION_COOKIE.replace(".", "\\.")}=([^;]+)`).exec(
+    headers.get("set-cookie") ?? "",
+  );
+  if (!match?.[1]) throw new Error(`no session cookie in ${headers.get("set-cookie")}`);
+  return { cookie: `${SESSION_COOKIE}=${match[1]}`, email };
 }

@@ -1,0 +1,23 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { serverCaller } from "@/server/http/rsc";
+
+export type CreateKeyState = { secret: string; label: string } | { message: string } | null;
+
+export async function createKeyAction(_prev: CreateKeyState, formData: FormData): Promise<CreateKeyState> {
+  const { caller } = await serverCaller();
+  try {
+    const made = await caller.account.apiKeys.create({ label: String(formData.get("label") ?? "") });
+    revalidatePath("/account");
+    return { secret: made.secret, label: made.key.label };
+  } catch (error) {
+    return { message: error instanceof Error ? error.message : "Could not create the key." };
+  }
+}
+
+export async function revokeKeyAction(formData: FormData): Promise<void> {
+  const { caller } = await serverCaller();
+  await caller.account.apiKeys.revoke({ id: String(formData.get("id") ?? "") });
+  revalidatePath("/account");
+}

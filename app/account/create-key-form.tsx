@@ -1,0 +1,33 @@
+"use client";
+
+import { useActionState } from "react";
+import { type CreateKeyState, createKeyAction } from "./actions";
+
+/** Creates a key and shows its secret this once: only its hash is kept. */
+export function CreateKeyForm() {
+  const [state, action, pending] = useActionState<CreateKeyState, FormData>(createKeyAction, null);
+  return (
+    <form action={action} className="stack">
+      {state && "message" in state && (
+        <p role="alert" className="error">
+          {state.message}
+        </p>
+      )}
+      {state && "secret" in state && (
+        <div role="status" className="card">
+          <p>
+            New key <strong>{state.label}</strong>. Copy it now: it will not be shown again.
+          </p>
+          <output aria-label="New API key">
+            <code>{state.secret}</code>
+          </output>
+        </div>
+      )}
+      <label htmlFor="label">Key name</label>
+      <input id="label" name="label" required maxLength={64} placeholder="e.g. order sync" />
+      <button type="submit" disabled={pending}>
+        Create API key
+      </button>
+    </form>
+  );
+}

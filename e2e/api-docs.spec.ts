@@ -1,0 +1,36 @@
+import { expect, test } from "@playwright/test";
+
+test("the API reference at /docs/api renders the OpenAPI document and shows the payments operation, loading nothing from another origin", async ({
+  page,
+  baseURL,
+}) => {
+  const origin = new URL(baseURL ?? "http://127.0.0.1").origin;
+  const elsewhere: string[] = [];
+  page.on("request", (request) => {
+    const url = request.url();
+    if (!url.startsWith(origin) && !url.startsWith("data:") && !url.startsWith("blob:")) elsewhere.push(url);
+  });
+  await page.goto("/docs/api");
+  await expect(page.getByRole("heading", { name: "Idempotent Checkout API" })).toBeVisible({
+    timeout: 30_000,
+  });
+  // The sidebar lists the operations by tag: the payments tag leads to the idempotent one.
+  await page.getByRole("link", { name: "payments", exact: true }).click();
+  await page.getByRole("link", { name: "Pay an order (idempotent)" }).first().click();
+  await expect(page.getByRole("heading", { name: "Pay an order (idempotent)" })).toBeVisible();
+  await expect(page.getByText("Idempotency-Key", { exact: true }).first()).toBeVisible();
+  expect(elsewhere).toEqual([]);
+});
+
+test("each problem type URI points at its entry on /docs/problems", async ({ page, request }) => {
+  const problem = await request.post("/api/v1/payments", {
+    headers: { authorization: "Bearer sk_test_alice" },
+    data: { orderId: crypto.randomUUID(), paymentMethod: "pm_card_visa" },
+  });
+  expect(problem.status()).toBe(400);
+  expect(problem.headers()["content-type"]).toBe("application/problem+json");
+  const { type } = (await problem.json()) as { type: string };
+  await page.goto(type);
+  const entry = page.locator(`[id="${new URL(type, "http://x").hash.slice(1)}"]`);
+  await expect(entry).toContainText("Idempotency-Key is missing");
+});

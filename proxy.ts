@@ -1,0 +1,29 @@
+import { type NextRequest, NextResponse } from "next/server";
+import { HSTS, pageCsp } from "./server/http/security-headers";
+
+// Pages only (see the matcher): a fresh CSP nonce per request, which Next puts on its own
+// scripts, and HSTS in production. APP_ENV is read at run time, so one build serves any stage.
+export function proxy(request: NextRequest) {
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const csp = pageCsp(nonce, process.env.NODE_ENV === "development");
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("Content-Security-Policy", csp);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", csp);
+  if (process.env.APP_ENV === "production") response.headers.set("Strict-Transport-Security", HSTS);
+  return response;
+}
+
+export const config = {
+  matcher: [
+    {
+      source: "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+      // Prefetches are not documents; they need no nonce of their own.
+      missing: [
+        { type: "header", key: "next-router-prefetch" },
+        { type: "header", key: "purpose", value: "prefetch" },
+      ],
+    },
+  ],
+};

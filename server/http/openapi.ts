@@ -1,0 +1,101 @@
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
+import { appRouter } from "../root";
+import type { Meta } from "../trpc";
+import { PROBLEM_CONTENT_TYPE, PROBLEM_DOCS_PATH, PROBLEM_TYPES, problemTypeUri, ZProblem } from "./problems";
+import { REST_PREFIX } from "./rest-handler";
+
+export const OPENAPI_PATH = "/api/openapi.json";
+
+const problemList = Object.entries(PROBLEM_TYPES)
+  .map(
+    ([slug, p]) => `| ${p.status} | \`${problemTypeUri(slug as keyof typeof PROBLEM_TYPES)}\` | ${p.title} |`,
+  )
+  .join("\n");
+
+const DESCRIPTION = `The checkout's REST API: the same procedures and the same idempotency layer as the tRPC API at \`/api/trpc\`.
+
+Authenticate with \`Authorization: Bearer <API key>\` (demo keys: \`sk_test_alice\`, \`sk_test_bob\`). Amounts are integer minor units of their currency.
+
+**Idempotency.** \`POST /payments\` requires an \`Idempotency-Key\` header (IETF draft-ietf-httpapi-idempotency-key-header). Keys are scoped to the account and kept for **${IDEMPOTENCY_DEFAULTS.ttlSeconds / 3600} hours** after the request completes; a replay answers the first response's status and body with \`Idempotent-Replayed: true\`.
+
+**Errors** are RFC 9457 problem details (\`${PROBLEM_CONTENT_TYPE}\`), documented at \`${PROBLEM_DOCS_PATH}\`:
+
+| status | type | title |
+| --- | --- | --- |
+${problemList}`;
+
+type Operation = {
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
+};
+
+const retryAfter = {
+  description: "Seconds to wait before retrying with the same Idempotency-Key.",
+  schema: { type: "integer", minimum: 1 },
+};
+const replayed = {
+  description: "Present on a replay of the stored first response.",
+  schema: { type: "string", enum: ["true"] },
+};
+
+/** In flight: Retry-After. Stored outcomes (402, 404, 409 already paid): the replay marker. */
+function idempotencyHeaders(status: string): Record<string, unknown> | undefined {
+  if (status === "409") return { "Retry-After": retryAfter, "Idempotent-Replayed": replayed };
+  if (status === "402" || status === "404") return { "Idempotent-Replayed": replayed };
+  return undefined;
+}
+
+/**
+ * Generated from the router's `meta.openapi`; then every error response is declared as a
+ * problem (the generator only knows its own JSON error shape), and the idempotent operations
+ * get their protocol headers on the answers that carry them.
+ */
+function buildDocument(): OpenAPIObject {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: "Idempotent Checkout API",
+    version: "1",
+    baseUrl: REST_PREFIX,
+    description: DESCRIPTION,
+    securitySchemes: {
+      ApiKey: { type: "http", scheme: "bearer", description: "A customer API key, e.g. `sk_test_alice`." },
+    },
+    defs: { Problem: ZProblem },
+  });
+  const metas = new Map<string, Meta>();
+  for (const { _def } of Object.values(
+    appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>,
+  )) {
+    if (_def.meta?.openapi)
+      metas.set(`${_def.meta.openapi.method.toLowerCase()} ${_def.meta.openapi.path}`, _def.meta);
+  }
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
+      const meta = metas.get(`${method} ${path}`);
+      const described = meta?.openapi?.errorResponses as Record<number, string> | undefined;
+      const responses: NonNullable<Operation["responses"]> = {};
+      for (const [status, generated] of Object.entries({ ...op.responses, 500: {} })) {
+        if (Number(status) < 400) {
+          responses[status] = generated;
+          continue;
+        }
+        // A fresh object each: the generator shares one error response object per tRPC code.
+        responses[status] = {
+          description: described?.[Number(status)] ?? "Unexpected error; details are in the server log.",
+          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
+          ...(meta?.idempotent ? { headers: idempotencyHeaders(status) } : {}),
+        };
+      }
+      op.responses = responses;
+    }
+  }
+  // The generator's own error schemas, now unused.
+  for (const name of Object.keys(doc.components?.schemas ?? {}))
+    if (name.startsWith("error.")) delete doc.components?.schemas?.[name];
+  return doc;
+}
+
+let cached: OpenAPIObject | undefined;
+export function openApiDocument(): OpenAPIObject {
+  cached ??= buildDocument();
+  return cached;
+}

@@ -1,0 +1,31 @@
+// The security headers (docs/decisions/0027). Pages get a per-request nonce CSP from proxy.ts;
+// every response gets the static ones from next.config.ts.
+
+/** A strict CSP for a page: only scripts carrying this request's nonce (and what they load). */
+export function pageCsp(nonce: string, dev: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    // Inline style attributes are used for layout; they cannot carry a nonce.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' blob: data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Headers for every response, pages and API alike. */
+export const STATIC_SECURITY_HEADERS = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
+];
+
+/** Two years with subdomains: only sent in production, which is served over HTTPS. */
+export const HSTS = "max-age=63072000; includeSubDomains";

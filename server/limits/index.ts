@@ -1,0 +1,75 @@
+import type pg from "pg";
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { createPool } from "../db";
+import { env, requireDatabaseUrl } from "../env";
+
+// Abuse limits whose counters live in PostgreSQL (rate-limiter-flexible's table `rate_limits`),
+// so every instance of the app counts against the same numbers. docs/decisions/0026.
+
+export interface LimitRule {
+  /** Distinguishes this rule's counters from the others' in the shared table. */
+  name: string;
+  points: number;
+  durationSeconds: number;
+}
+
+export const LIMIT_RULES = {
+  /** Wrong passwords for one email, from anywhere: stops guessing one shopper's password. */
+  signInFailuresByEmail: { name: "signin_email", points: 10, durationSeconds: 15 * 60 },
+  /** Wrong passwords from one address, for any email: stops spraying many accounts. */
+  signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60 },
+  signUpsByAddress: { name: "signup_ip", points: 20, durationSeconds: 60 * 60 },
+  ordersByAccount: { name: "orders", points: env.RATE_LIMIT_ORDERS_PER_MINUTE, durationSeconds: 60 },
+  paymentsByAccount: { name: "payments", points: env.RATE_LIMIT_PAYMENTS_PER_MINUTE, durationSeconds: 60 },
+} satisfies Record<string, LimitRule>;
+
+export type LimitName = keyof typeof LIMIT_RULES;
+
+export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+const holder = globalThis as unknown as { limitPool?: pg.Pool; limiters?: Map<string, RateLimiterPostgres> };
+
+function limiterFor(rule: LimitRule): RateLimiterPostgres {
+  holder.limitPool ??= createPool(requireDatabaseUrl(), 3);
+  holder.limiters ??= new Map();
+  const id = `${rule.name}:${rule.points}:${rule.durationSeconds}`;
+  let limiter = holder.limiters.get(id);
+  if (!limiter) {
+    limiter = new RateLimiterPostgres({
+      storeClient: holder.limitPool,
+      storeType: "pool",
+      tableName: "rate_limits",
+      tableCreated: true, // the migration owns the table
+      keyPrefix: rule.name,
+      points: rule.points,
+      duration: rule.durationSeconds,
+    });
+    holder.limiters.set(id, limiter);
+  }
+  return limiter;
+}
+
+function retryAfter(res: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}
+
+/** Spends one point of `subject`'s allowance; refused (with when to retry) once it is spent. */
+export async function consume(rule: LimitRule, subject: string): Promise<LimitCheck> {
+  try {
+    await limiterFor(rule).consume(subject);
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: retryAfter(error) };
+    throw error;
+  }
+}
+
+/** Gives back a point spent on something that turned out not to count (a right password). */
+export async function refund(rule: LimitRule, subject: string): Promise<void> {
+  await limiterFor(rule).reward(subject, 1);
+}
+
+/** Forgets `subject`'s count (a correct password clears that email's failures). */
+export async function reset(rule: LimitRule, subject: string): Promise<void> {
+  await limiterFor(rule).delete(subject);
+}

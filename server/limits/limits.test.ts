@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db";
+import { postPayment, startApiProcess } from "../payments/testing/api-process";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+
+// The payment limit is counted in PostgreSQL, so two server processes share one allowance.
+const LIMIT = 3;
+
+let servers: Awaited<ReturnType<typeof startApiProcess>>[] = [];
+let shopper: TestAccount;
+
+beforeAll(async () => {
+  shopper = await createTestAccount("limits");
+  const env = {
+    RATE_LIMIT_PAYMENTS_PER_MINUTE: String(LIMIT),
+    RATE_LIMIT_ORDERS_PER_MINUTE: String(LIMIT),
+    BACKGROUND_JOBS: "off",
+  };
+  servers = await Promise.all([startApiProcess(env), startApiProcess(env)]);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+// An order that does not exist: answered 404 by the payment itself, after the limit is spent.
+const pay = (server: number, key: string, orderId = randomUUID()) =>
+  postPayment(servers[server]?.url ?? "", shopper.token, key, { orderId, paymentMethod: "pm_card_visa" });
+
+describe("the payment limit per account", () => {
+  it("holds across two server processes, answers 429 with Retry-After, and replays cost nothing", async () => {
+    const first = { key: randomUUID(), orderId: randomUUID() };
+    expect((await pay(0, first.key, first.orderId)).status).toBe(404);
+    expect((await pay(1, randomUUID())).status).toBe(404);
+    expect((await pay(0, randomUUID())).status).toBe(404);
+
+    // The allowance is spent, whichever process is asked.
+    for (const server of [1, 0]) {
+      const limited = await pay(server, randomUUID());
+      expect(limited.status, limited.text).toBe(429);
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(JSON.parse(limited.text).error.data.code).toBe("TOO_MANY_REQUESTS");
+    }
+
+    // A retry of a stored answer is replayed, not limited.
+    const replay = await pay(1, first.key, first.orderId);
+    expect(replay.status).toBe(404);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("does not store a 429 under the key: the same key may be retried once allowed", async () => {
+    const key = randomUUID();
+    expect((await pay(0, key)).status).toBe(429);
+    const row = await db().idempotencyKey.findUnique({
+      where: { accountId_key: { accountId: shopper.id, key } },
+      select: { state: true, responseStatus: true },
+    });
+    expect(row?.responseStatus ?? null).toBeNull();
+    expect(row?.state ?? "in_progress").toBe("in_progress");
+  });
+});
+
+describe("the order limit per account", () => {
+  it("answers 429 with Retry-After once spent, across both processes", async () => {
+    const buyer = await createTestAccount("order-limits");
+    const order = (server: number) =>
+      fetch(`${servers[server]?.url}/api/trpc/orders.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${buyer.token}` },
+        body: JSON.stringify({ items: [{ sku: "TEE-CLASSIC", quantity: 1 }] }),
+      });
+    for (const server of [0, 1, 0]) expect((await order(server)).status).toBe(200);
+    const limited = await order(1);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await db().order.count({ where: { accountId: buyer.id } })).toBe(LIMIT);
+  });
+});
