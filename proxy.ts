@@ -18,7 +18,8 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+      // /docs/api is a route handler with a CSP of its own (hashes of its inline scripts).
+      source: "/((?!api/|docs/api|_next/static|_next/image|favicon.ico).*)",
       // Prefetches are not documents; they need no nonce of their own.
       missing: [
         { type: "header", key: "next-router-prefetch" },

@@ -10,7 +10,13 @@ test("the API reference at /docs/api renders the OpenAPI document and shows the 
     const url = request.url();
     if (!url.startsWith(origin) && !url.startsWith("data:") && !url.startsWith("blob:")) elsewhere.push(url);
   });
-  await page.goto("/docs/api");
+  const refused: string[] = [];
+  page.on("console", (message) => {
+    if (message.text().includes("Content Security Policy")) refused.push(message.text());
+  });
+  const response = await page.goto("/docs/api");
+  // A CSP of its own, as strict as the pages': its scripts only, no framing.
+  expect(response?.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
   await expect(page.getByRole("heading", { name: "Idempotent Checkout API" })).toBeVisible({
     timeout: 30_000,
   });
@@ -20,6 +26,7 @@ test("the API reference at /docs/api renders the OpenAPI document and shows the 
   await expect(page.getByRole("heading", { name: "Pay an order (idempotent)" })).toBeVisible();
   await expect(page.getByText("Idempotency-Key", { exact: true }).first()).toBeVisible();
   expect(elsewhere).toEqual([]);
+  expect(refused).toEqual([]);
 });
 
 test("each problem type URI points at its entry on /docs/problems", async ({ page, request }) => {

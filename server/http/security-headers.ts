@@ -18,6 +18,22 @@ export function pageCsp(nonce: string, dev: boolean): string {
   ].join("; ");
 }
 
+/** The API reference viewer (a route handler, not a page): its own scripts and these inline hashes. */
+export function viewerCsp(inlineScriptHashes: string[]): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${inlineScriptHashes.join(" ")}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' blob: data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
 /** Headers for every response, pages and API alike. */
 export const STATIC_SECURITY_HEADERS = [
   { key: "X-Content-Type-Options", value: "nosniff" },

@@ -226,6 +226,13 @@ describe("keys and inputs", () => {
     expect(quoted.headers.get("idempotent-replayed")).toBeNull();
     expect(!quoted.ok && quoted.error.message).toMatch(/already paid/i);
 
+    // The longest quoted key, every character escaped, is stored whole.
+    const longest = `"${'\\"'.repeat(255)}"`;
+    const other = await createTestOrder(payer);
+    const long = await pay(payer, longest, { ...input, orderId: other.id }, provider.client);
+    expect(long.ok).toBe(true);
+    expect((await keyRow(longest)).key).toBe(longest);
+
     const headers = new Headers({
       authorization: `Bearer ${payer.token}`,
       "content-type": "application/json",

@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { ApiReference } from "@scalar/nextjs-api-reference";
 import { OPENAPI_PATH } from "@/server/http/openapi";
+import { viewerCsp } from "@/server/http/security-headers";
 
 // Scalar's viewer, its script served by this app (./reference.js) rather than from a CDN, and
 // without the parts that call Scalar's services (fonts, telemetry, AI agent, MCP, toolbar).
-export const GET = ApiReference({
+const renderReference = ApiReference({
   url: OPENAPI_PATH,
   cdn: "/docs/api/reference.js",
   pageTitle: "Idempotent Checkout API",
@@ -14,3 +16,21 @@ export const GET = ApiReference({
   agent: { disabled: true },
   mcp: { disabled: true },
 });
+
+/**
+ * The page's inline scripts (Scalar's configuration) are allowed by their hashes, so the page
+ * keeps a CSP as strict as the others: its own scripts, nothing inline it did not write.
+ */
+export async function GET(): Promise<Response> {
+  const page = renderReference();
+  const html = await page.text();
+  const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (m) =>
+      `'sha256-${createHash("sha256")
+        .update(m[1] ?? "")
+        .digest("base64")}'`,
+  );
+  const headers = new Headers(page.headers);
+  headers.set("Content-Security-Policy", viewerCsp(hashes));
+  return new Response(html, { status: page.status, headers });
+}
