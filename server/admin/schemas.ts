@@ -151,14 +151,6 @@ export const ZLedgerCheck = z.object({
   balanced: z.boolean(),
   totals: z.array(z.object({ currency: z.string(), sumMinor: z.number().int() })),
   unbalancedTransactions: z.array(z.object({ transactionId: z.string(), sumMinor: z.number().int() })),
-  driftedAccounts: z.array(
-    z.object({
-      code: z.string(),
-      currency: z.string(),
-      storedMinor: z.number().int(),
-      fromEntriesMinor: z.number().int(),
-    }),
-  ),
   transactions: z.number().int(),
   entries: z.number().int(),
 });

@@ -3,9 +3,13 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { TRPCError } from "@trpc/server";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authenticate } from "../auth/authenticate";
 import { createContextInner } from "../context";
 import { db } from "../db";
+import { env } from "../env";
 import { PrismaClient } from "../generated/prisma/client";
+import { createTestOrder, startTestProvider } from "../payments/testing/support";
+import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
 
@@ -32,6 +36,8 @@ const KINDS: [RegExp, string][] = [
   [/^\s*WITH taken AS \(\s*UPDATE idempotency_keys/, "take over"],
   [/^\s*WITH released AS/, "release"],
   [/^\s*DELETE FROM idempotency_keys/, "delete expired"],
+  [/^\s*WITH\s+settled AS \(\s*UPDATE payments/, "phase 3 + complete"],
+  [/^\s*SELECT a\.id::text AS id, a\.handle/, "auth"],
   [/^\s*INSERT INTO idem_test_effects/, "business insert"],
   [/^\s*SELECT id::text FROM idem_test_effects/, "business select"],
 ];
@@ -168,5 +174,76 @@ describe("round trips to the database", () => {
       WHERE account_id = ${account.id}::uuid AND key = ${old}`;
     const reused = await measure("expired key reused", () => call("plain", old, { n: 2 }));
     expect(kinds(reused)).toEqual(["claim", "delete expired", "claim", "complete"]);
+  });
+});
+
+/**
+ * The targets of issue 15 for payments.create itself, authentication included: a fresh payment
+ * at most 8 statements in its request path (the provider's own are in its process); a replay,
+ * a 409 and a 422 one statement each beyond the authentication.
+ */
+describe("round trips of payments.create, authentication included", () => {
+  const FRESH_PAYMENT_TARGET = 8;
+  let provider: Awaited<ReturnType<typeof startTestProvider>>;
+  beforeAll(async () => {
+    provider = await startTestProvider();
+  });
+  afterAll(() => provider?.stop());
+
+  async function payCounted(key: string, input: { orderId: string; paymentMethod: string }, hold?: string) {
+    const reqHeaders = new Headers({
+      authorization: `Bearer ${account.token}`,
+      "idempotency-key": key,
+      ...(hold ? { "x-provider-fault": hold } : {}),
+    });
+    const principal = await authenticate(counted, reqHeaders, {
+      sessionSecret: env.SESSION_SECRET,
+      adminToken: env.ADMIN_TOKEN,
+    });
+    const ctx = createContextInner({ prisma: counted, principal, reqHeaders, provider: provider.client });
+    try {
+      return { data: await createCaller(ctx).payments.create(input), headers: ctx.resHeaders };
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error;
+      return { error, headers: ctx.resHeaders };
+    }
+  }
+
+  it("a fresh payment: authentication, the claim with phase 1, phase 3 with the key's completion", async () => {
+    const order = await createTestOrder(account);
+    const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+    const s = await measure("payment: fresh", () => payCounted(randomUUID(), input));
+    expect(kinds(s)).toEqual(["auth", "claim", "phase 3 + complete"]);
+    expect(s.length).toBeLessThanOrEqual(FRESH_PAYMENT_TARGET);
+  });
+
+  it("a replay, a 409 and a 422 of a payment: one statement each after authentication", async () => {
+    const key = randomUUID();
+    const order = await createTestOrder(account);
+    const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
+    expect((await payCounted(key, input)).data?.status).toBe("succeeded");
+    let answer: Awaited<ReturnType<typeof payCounted>> | undefined;
+    const replay = await measure("payment: replay", async () => {
+      answer = await payCounted(key, input);
+    });
+    expect(answer?.headers.get("idempotent-replayed")).toBe("true");
+    expect(kinds(replay)).toEqual(["auth", "claim"]);
+    const other = await createTestOrder(account);
+    const mismatch = await measure("payment: 422", async () => {
+      answer = await payCounted(key, { ...input, orderId: other.id });
+    });
+    expect(answer?.error?.code).toBe("UNPROCESSABLE_CONTENT");
+    expect(kinds(mismatch)).toEqual(["auth", "claim"]);
+
+    // A payment held at the provider keeps its key in flight.
+    const busy = randomUUID();
+    const held = payCounted(busy, { ...input, orderId: other.id }, "latency=1500");
+    await new Promise((r) => setTimeout(r, 400));
+    const conflict = await measure("payment: 409", async () => {
+      answer = await payCounted(busy, { ...input, orderId: other.id });
+    });
+    expect(answer?.error?.code).toBe("CONFLICT");
+    expect(kinds(conflict)).toEqual(["auth", "claim"]);
+    expect((await held).data?.status).toBe("succeeded");
   });
 });

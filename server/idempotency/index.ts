@@ -18,7 +18,7 @@ export {
   startCounterFlush,
 } from "./counters";
 export { ErrorDetails } from "./error-details";
-export { canonicalize, fingerprint } from "./fingerprint";
+export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export {
   countKeysByState,
   findKey,
@@ -32,6 +32,7 @@ export {
 export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {
+  type FirstPhase,
   IDEMPOTENCY_DEFAULTS,
   type IdempotencyHandle,
   type IdempotencyObservation,
@@ -43,5 +44,13 @@ export {
   StoredReplay,
 } from "./middleware";
 export { type KeyOwner, LeaseLostError } from "./owner";
-export { recordKeyEvent } from "./store";
+// claimStatement, completionStatement and firstPhaseKey: the hot statements' SQL, for the
+// bench's node-postgres comparison only.
+export {
+  claimStatement,
+  completionStatement,
+  firstPhaseKey,
+  recordKeyEvent,
+  type StatementWrites,
+} from "./store";
 export { sweepExpiredKeys } from "./sweep";

@@ -1,13 +1,18 @@
 import { TRPCError } from "@trpc/server";
 import type { Db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { counters, type Outcome } from "./counters";
 import { ErrorDetails } from "./error-details";
 import { fingerprint, pickFields } from "./fingerprint";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
+  type ClaimParams,
   claimKey,
   completeKey,
   deleteExpiredKey,
+  type FirstPhaseStatement,
+  firstPhaseKey,
+  isFirstPhaseFailure,
   type KeyRow,
   recordFenced,
   releaseKey,
@@ -32,6 +37,26 @@ export interface IdempotencyOptions<TInput> {
   retryAfterSeconds?: number;
   /** Upper bound of each fenced business transaction. Default 15 s. */
   transactionTimeoutMs?: number;
+  /**
+   * The handler's first atomic phase, written into the claim statement so that a fresh key and
+   * its first phase commit together in one round trip. When it writes nothing (its order is
+   * gone, say) the claim rolls back and runs again without it; the handler then runs the phase
+   * itself and decides the outcome. The handler reads the value with `phaseResult`.
+   */
+  firstPhase?: FirstPhase<TInput>;
+}
+
+export interface FirstPhase<TInput> {
+  recoveryPoint: string;
+  statement(
+    input: TInput,
+    ctx: { account: { id: string } },
+    /**
+     * `isNew` holds only when the claim inserted the key: the phase's writes must require it,
+     * for the statement also runs them when it finds an existing key.
+     */
+    key: { id: Prisma.Sql; isNew: Prisma.Sql; derivedKey(purpose: string): Prisma.Sql },
+  ): Omit<FirstPhaseStatement, "recoveryPoint">;
 }
 
 export const IDEMPOTENCY_DEFAULTS = {
@@ -130,7 +155,12 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
       leaseSeconds: o.leaseSeconds,
       ttlSeconds: o.ttlSeconds,
     };
-    const decision = await decide(ctx.prisma, claim);
+    const scope = `${ctx.account.id}\n${ctx.idempotencyKey}`;
+    const phase = o.firstPhase && {
+      recoveryPoint: o.firstPhase.recoveryPoint,
+      ...o.firstPhase.statement(input as TInput, ctx, firstPhaseKey(scope)),
+    };
+    const decision = await decide(ctx.prisma, claim, phase);
     const observe = (outcome: Outcome, keyId?: bigint, fence?: number) => {
       if (ctx.observation)
         ctx.observation.idempotency = {
@@ -172,8 +202,11 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
       decision.row.id,
       decision.fence,
       decision.recoveryPoint,
-      `${ctx.account.id}\n${ctx.idempotencyKey}`,
+      scope,
       o.transactionTimeoutMs,
+      decision.row.inserted && phase && decision.row.phaseResult != null
+        ? { recoveryPoint: phase.recoveryPoint, value: decision.row.phaseResult }
+        : undefined,
     );
     const settled = (outcome: Outcome) => observe(outcome, decision.row.id, owner.fence);
     settled(decision.fence === decision.row.fence ? "claimed" : "lease_takeover");
@@ -274,11 +307,19 @@ function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: stri
   });
 }
 
-async function decide(prisma: Db, claim: Parameters<typeof claimKey>[1]): Promise<Decision> {
+async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseStatement): Promise<Decision> {
   // A handful of passes covers every race: a concurrent insert our snapshot missed, an expired
   // key deleted for reuse, a takeover lost to another duplicate.
+  let phase = firstPhase;
   for (let pass = 0; pass < 5; pass++) {
-    const row = await claimKey(prisma, claim);
+    let row: KeyRow | undefined;
+    try {
+      row = await claimKey(prisma, claim, phase);
+    } catch (error) {
+      if (!phase || !isFirstPhaseFailure(error)) throw error;
+      phase = undefined;
+      continue;
+    }
     if (!row) continue;
     if (row.inserted) {
       counters.increment("claimed");

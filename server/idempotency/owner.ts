@@ -3,7 +3,7 @@ import type { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Db, Tx } from "../db";
 import { ErrorDetails } from "./error-details";
-import { completeKey, recordProgress } from "./store";
+import { completeKey, completeKeyWith, recordProgress, type StatementWrites } from "./store";
 
 /** Thrown when the key was taken over: this attempt's writes must not commit. */
 export class LeaseLostError extends Error {
@@ -49,7 +49,17 @@ export class KeyOwner {
     private point: string,
     private readonly scope: string,
     private readonly transactionTimeoutMs: number,
+    /** What the declared first phase returned when it committed with the claim. */
+    private readonly firstPhase?: { recoveryPoint: string; value: unknown },
   ) {}
+
+  /**
+   * The value of the phase that ended at `recoveryPoint`, when this attempt ran it with the
+   * claim; undefined otherwise (a takeover resumes without it and reads what it needs).
+   */
+  phaseResult<T>(recoveryPoint: string): T | undefined {
+    return this.firstPhase?.recoveryPoint === recoveryPoint ? (this.firstPhase.value as T) : undefined;
+  }
 
   /** Where the previous attempts got to: "started" for a fresh key. */
   get recoveryPoint(): string {
@@ -61,8 +71,7 @@ export class KeyOwner {
    * retries and takeovers, different for each purpose, and revealing nothing of the client's key.
    */
   derivedKey(purpose: string): string {
-    const digest = createHash("sha256").update(`${this.scope}\n${this.keyId}\n${purpose}`).digest("hex");
-    return `ick_${digest.slice(0, 40)}`;
+    return deriveKey(this.scope, this.keyId, purpose);
   }
 
   /** One transaction: fn's writes, then the new recovery point (which also renews the lease). */
@@ -95,6 +104,19 @@ export class KeyOwner {
     return data as T;
   }
 
+  /**
+   * The last phase as one statement: the handler's writes (data-modifying CTEs, known before
+   * they run) and the key's completion with `data` commit together in one round trip.
+   */
+  async completeWith<T>(writes: StatementWrites, data: T): Promise<T> {
+    const value = toJson(data);
+    const body = JSON.stringify({ data: value } satisfies StoredResponse);
+    if (!(await completeKeyWith(this.prisma, this.keyId, this.fence, 200, body, writes)))
+      throw new LeaseLostError();
+    this.completed = { data: value };
+    return value as T;
+  }
+
   /** A business outcome that is an error (a declined card): stored and replayed like a success. */
   async fail(error: TRPCError, fn?: (tx: Tx) => Promise<unknown>): Promise<never> {
     const { status, body } = storedError(error);
@@ -110,4 +132,10 @@ export class KeyOwner {
     this.completed = { error };
     throw error;
   }
+}
+
+/** The downstream key for `purpose` of the key `keyId` in `scope` (account and client key). */
+export function deriveKey(scope: string, keyId: bigint, purpose: string): string {
+  const digest = createHash("sha256").update(`${scope}\n${keyId}\n${purpose}`).digest("hex");
+  return `ick_${digest.slice(0, 40)}`;
 }

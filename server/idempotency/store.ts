@@ -1,4 +1,5 @@
 import type { Db, Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
 export interface KeyRow {
@@ -12,6 +13,8 @@ export interface KeyRow {
   responseBody: string | null;
   leaseLive: boolean;
   expired: boolean;
+  /** The first phase's value (json), when it ran with the claim. */
+  phaseResult: unknown;
 }
 
 export interface ClaimParams {
@@ -30,29 +33,86 @@ export interface ClaimParams {
  * Under a concurrent insert the fallback SELECT can miss a row committed after the statement's
  * snapshot; the caller then simply runs it again.
  */
-export async function claimKey(prisma: Db | Tx, p: ClaimParams): Promise<KeyRow | undefined> {
-  const rows = await prisma.$queryRaw<KeyRow[]>`
+export async function claimKey(
+  prisma: Db | Tx,
+  p: ClaimParams,
+  phase?: FirstPhaseStatement,
+): Promise<KeyRow | undefined> {
+  const rows = await prisma.$queryRaw<KeyRow[]>(claimStatement(p, phase));
+  return rows[0];
+}
+
+/** The claim's SQL (the bench sends it through node-postgres alone, to price the ORM). */
+export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Prisma.Sql {
+  const recoveryPoint = phase ? phase.recoveryPoint : "started";
+  return Prisma.sql`
     WITH ins AS (
       INSERT INTO idempotency_keys
-        (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at)
+        (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at, recovery_point)
       VALUES (${p.accountId}::uuid, ${p.key}, ${p.procedure}, ${p.fingerprint},
               ${JSON.stringify(p.requestParams)}::jsonb, ${p.leaseSeconds},
-              now() + make_interval(secs => ${p.leaseSeconds}), now() + make_interval(secs => ${p.ttlSeconds}))
+              now() + make_interval(secs => ${p.leaseSeconds}), now() + make_interval(secs => ${p.ttlSeconds}),
+              ${recoveryPoint})
       ON CONFLICT (account_id, key) DO NOTHING
       RETURNING *
     ), ev AS (
-      INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'claimed', fence FROM ins
-    )
+      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+      SELECT id, 'claimed', fence, NULL FROM ins
+      UNION ALL
+      SELECT id, 'progressed', fence, recovery_point FROM ins WHERE recovery_point <> 'started'
+    )${phase ? Prisma.sql`, ${phase.ctes}` : Prisma.empty}
     SELECT true AS inserted, id, fingerprint, state, recovery_point AS "recoveryPoint", fence,
            response_status AS "responseStatus", response_body::text AS "responseBody",
-           true AS "leaseLive", false AS expired
+           true AS "leaseLive", false AS expired,
+           ${phase ? Prisma.sql`statement_require(${phase.done}, ${FIRST_PHASE_FAILED}) AND true` : Prisma.sql`true`} AS "phaseDone",
+           ${phase ? phase.result : Prisma.sql`NULL::json`} AS "phaseResult"
       FROM ins
     UNION ALL
     SELECT false, id, fingerprint, state, recovery_point, fence, response_status, response_body::text,
-           coalesce(locked_until > now(), false), expires_at <= now()
+           coalesce(locked_until > now(), false), expires_at <= now(), true, NULL::json
       FROM idempotency_keys
      WHERE account_id = ${p.accountId}::uuid AND key = ${p.key} AND NOT EXISTS (SELECT 1 FROM ins)`;
-  return rows[0];
+}
+
+const FIRST_PHASE_FAILED = "first phase wrote nothing";
+
+/** True for the error of a claim whose first phase could not run: claim again without it. */
+export function isFirstPhaseFailure(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(`requirement failed: ${FIRST_PHASE_FAILED}`);
+}
+
+/**
+ * A handler's first atomic phase as part of the claim statement (decision 0016), as in Brandur
+ * Leach's rocket-rides-atomic where the key's insert and the first phase commit together. Its
+ * CTEs run only when the key is inserted; `claimedKey` names the new key's id for them.
+ */
+export interface FirstPhaseStatement {
+  recoveryPoint: string;
+  ctes: Prisma.Sql;
+  /** Must hold when the key was inserted, else the whole claim rolls back. */
+  done: Prisma.Sql;
+  /** The phase's value for the handler, as json. */
+  result: Prisma.Sql;
+}
+
+/** What a first phase's statement may use of the key the claim is inserting. */
+export function firstPhaseKey(scope: string) {
+  return {
+    id: claimedKeyId,
+    isNew: keyIsNew,
+    derivedKey: (purpose: string) => claimedDerivedKey(scope, purpose),
+  };
+}
+
+/** True in the claim statement only when it inserted the key. */
+export const keyIsNew = Prisma.sql`EXISTS (SELECT 1 FROM ins)`;
+
+/** The freshly inserted key's id, for a first phase's CTEs. */
+export const claimedKeyId = Prisma.sql`(SELECT id FROM ins)`;
+
+/** The derived downstream key of the freshly inserted key, computed as deriveKey does. */
+export function claimedDerivedKey(scope: string, purpose: string): Prisma.Sql {
+  return Prisma.sql`('ick_' || left(encode(sha256(convert_to(${`${scope}\n`} || (SELECT id FROM ins)::text || ${`\n${purpose}`}, 'UTF8')), 'hex'), 40))`;
 }
 
 /** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
@@ -131,6 +191,70 @@ export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status
     )
     SELECT count(*)::int AS n FROM done`;
   return (rows[0]?.n ?? 0) === 1;
+}
+
+/** A handler's writes that commit in the key's completion statement (decision 0016). */
+export interface StatementWrites {
+  /** Data-modifying CTEs, `name AS (…), …`, placed before the key's own. */
+  ctes: Prisma.Sql;
+  /**
+   * Conditions over those CTEs that must all hold, else nothing of the statement commits. One
+   * marked `fenced` means another attempt got there first (the payment is no longer pending,
+   * say): it fails like a lost fence, as a LeaseLostError, not as an unexpected error.
+   */
+  requires: { condition: Prisma.Sql; reason: string; fenced?: boolean }[];
+}
+
+const FENCE_LOST = "idempotency key fenced";
+
+/**
+ * The business writes and the key's completion as one statement, committed on its own (no
+ * BEGIN, no COMMIT): the final phase in one round trip. A lost fence or a failed requirement
+ * raises inside the statement, so it commits nothing. Returns false when the fence was lost.
+ */
+export async function completeKeyWith(
+  prisma: Db,
+  id: bigint,
+  fence: number,
+  status: number,
+  body: string,
+  writes: StatementWrites,
+): Promise<boolean> {
+  try {
+    await prisma.$queryRaw(completionStatement(id, fence, status, body, writes));
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(`requirement failed: ${FENCE_LOST}`)) return false;
+    throw error;
+  }
+}
+
+/** The final phase's SQL with the key's completion (sent alone by the bench, too). */
+export function completionStatement(
+  id: bigint,
+  fence: number,
+  status: number,
+  body: string,
+  writes: StatementWrites,
+): Prisma.Sql {
+  const checks = writes.requires.map(
+    (r) =>
+      Prisma.sql`statement_require(${r.condition}, ${r.fenced ? `${FENCE_LOST}: ${r.reason}` : r.reason})`,
+  );
+  return Prisma.sql`
+      WITH ${writes.ctes}, done AS (
+        UPDATE idempotency_keys
+           SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
+               completed_at = now(), updated_at = now(), locked_until = NULL, last_error = NULL,
+               -- A full TTL from completion, as completeKey.
+               expires_at = now() + (expires_at - created_at)
+         WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
+        RETURNING id, fence
+      ), ev AS (
+        INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+        SELECT id, 'completed', fence, ${String(status)} FROM done
+      )
+      SELECT ${Prisma.join([Prisma.sql`statement_require((SELECT count(*) FROM done) = 1, ${FENCE_LOST})`, ...checks], " AND ")} AS ok`;
 }
 
 /** Records a recovery point and renews the lease, in the phase's transaction; fenced like completion. */

@@ -1,2 +1,9 @@
-export { type PaymentCapture, postPaymentCapture } from "./postings";
+export {
+  ensureHouseAccounts,
+  HOUSE_ACCOUNTS_MISSING,
+  ledgerLegsBooked,
+  type PaymentCapture,
+  paymentCaptureSql,
+  postPaymentCapture,
+} from "./postings";
 export { type LedgerCheck, ledgerBalances, verifyLedger } from "./verify";

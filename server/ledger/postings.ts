@@ -1,28 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { Tx } from "../db";
+import type { Db, Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
 const HOUSE_ACCOUNTS = [
   { code: "provider_clearing", name: "Provider clearing (owed to us by the provider)", normalSide: "debit" },
   { code: "merchant_revenue", name: "Merchant revenue", normalSide: "credit" },
 ] as const;
-
-async function houseAccountIds(tx: Tx, currency: string): Promise<Record<string, number>> {
-  // Insert only what is missing: ON CONFLICT DO NOTHING would still burn a sequence value.
-  const existing = await tx.ledgerAccount.count({
-    where: { currency, code: { in: HOUSE_ACCOUNTS.map((a) => a.code) } },
-  });
-  for (const a of existing === HOUSE_ACCOUNTS.length ? [] : HOUSE_ACCOUNTS) {
-    await tx.$executeRaw`
-      INSERT INTO ledger_accounts (code, name, currency, normal_side)
-      VALUES (${a.code}, ${a.name}, ${currency}, ${a.normalSide})
-      ON CONFLICT (code, currency) DO NOTHING`;
-  }
-  // Locked in id order, so concurrent postings queue instead of deadlocking.
-  const rows = await tx.$queryRaw<{ id: number; code: string }[]>`
-    SELECT id, code FROM ledger_accounts WHERE currency = ${currency} ORDER BY id FOR UPDATE`;
-  return Object.fromEntries(rows.map((r) => [r.code, r.id]));
-}
 
 export interface PaymentCapture {
   paymentId: string;
@@ -32,38 +16,58 @@ export interface PaymentCapture {
 }
 
 /**
- * Books a captured payment as one balanced ledger transaction: the provider owes us the amount
- * (debit clearing) and we earned it (credit revenue). The database checks the balance at commit
- * and refuses a second booking of the same payment.
+ * A captured payment as one balanced ledger transaction, written by two data-modifying CTEs
+ * (`ledger_tx`, `ledger_legs`) for the caller to place in its own statement: the provider owes
+ * us the amount (debit clearing) and we earned it (credit revenue). No account row is written or
+ * locked (decision 0015); the database checks the balance at commit and refuses a second booking
+ * of the same payment. The caller must require `ledgerLegsBooked`: with a currency's house
+ * accounts missing, no leg would be written.
  */
-export async function postPaymentCapture(tx: Tx, capture: PaymentCapture): Promise<string> {
-  const accounts = await houseAccountIds(tx, capture.currency);
+export function paymentCaptureSql(capture: PaymentCapture): { ctes: Prisma.Sql; transactionId: string } {
   const transactionId = randomUUID();
-  await tx.ledgerTransaction.create({
-    data: {
-      id: transactionId,
-      paymentId: capture.paymentId,
-      kind: "payment_capture",
-      description: capture.description,
-      entries: {
-        create: [
-          {
-            ledgerAccountId: accounts.provider_clearing as number,
-            paymentId: capture.paymentId,
-            entryType: "provider_clearing",
-            amountMinor: BigInt(capture.amountMinor),
-            currency: capture.currency,
-          },
-          {
-            ledgerAccountId: accounts.merchant_revenue as number,
-            paymentId: capture.paymentId,
-            entryType: "revenue",
-            amountMinor: BigInt(-capture.amountMinor),
-            currency: capture.currency,
-          },
-        ],
-      },
-    },
-  });
+  const amount = BigInt(capture.amountMinor);
+  return {
+    transactionId,
+    ctes: Prisma.sql`
+      ledger_tx AS (
+        INSERT INTO ledger_transactions (id, payment_id, kind, description)
+        VALUES (${transactionId}::uuid, ${capture.paymentId}::uuid, 'payment_capture', ${capture.description})
+        RETURNING id
+      ), ledger_legs AS (
+        INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency)
+        SELECT t.id, a.id, ${capture.paymentId}::uuid,
+               CASE a.code WHEN 'provider_clearing' THEN 'provider_clearing' ELSE 'revenue' END,
+               CASE a.code WHEN 'provider_clearing' THEN ${amount}::bigint ELSE -${amount}::bigint END,
+               ${capture.currency}
+          FROM ledger_tx t JOIN ledger_accounts a
+            ON a.currency = ${capture.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')
+        RETURNING id
+      )`,
+  };
+}
+
+/** True when both legs of the capture CTEs were written. */
+export const ledgerLegsBooked = Prisma.sql`(SELECT count(*) FROM ledger_legs) = 2`;
+
+/** The reason a statement gives when its capture found no house accounts for its currency. */
+export const HOUSE_ACCOUNTS_MISSING = "no house accounts in this currency";
+
+/** Creates a currency's house accounts if missing; concurrent calls are harmless. */
+export async function ensureHouseAccounts(db: Tx | Db, currency: string): Promise<void> {
+  for (const a of HOUSE_ACCOUNTS) {
+    await db.$executeRaw`
+      INSERT INTO ledger_accounts (code, name, currency, normal_side)
+      SELECT ${a.code}, ${a.name}, ${currency}, ${a.normalSide}
+       WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts WHERE code = ${a.code} AND currency = ${currency})
+      ON CONFLICT (code, currency) DO NOTHING`;
+  }
+}
+
+/** Books a capture on its own, in the caller's transaction (tests, tools). */
+export async function postPaymentCapture(tx: Tx, capture: PaymentCapture): Promise<string> {
+  await ensureHouseAccounts(tx, capture.currency);
+  const { ctes, transactionId } = paymentCaptureSql(capture);
+  const [row] = await tx.$queryRaw<{ booked: boolean }[]>`WITH ${ctes} SELECT ${ledgerLegsBooked} AS booked`;
+  if (!row?.booked) throw new Error(`${HOUSE_ACCOUNTS_MISSING}: ${capture.currency}`);
   return transactionId;
 }

@@ -22,4 +22,4 @@ export {
   TRANSPORT_DEFAULTS,
   type TransportOptions,
 } from "./transport";
-export { recordPaymentEvent } from "./writer";
+export { paymentSucceededEventSql, recordPaymentEvent } from "./writer";

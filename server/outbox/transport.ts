@@ -56,7 +56,8 @@ export interface MessageTransport {
   publish(envelope: TEnvelope): Promise<number>;
   /** Up to `max` deliveries, each invisible to other receivers until acked or timed out. */
   receive(queue: string, max: number): Promise<Delivery[]>;
-  ack(delivery: Delivery): Promise<void>;
+  /** Acknowledges deliveries, one statement per queue. */
+  ack(deliveries: Delivery[]): Promise<void>;
   /** Gives the delivery back for a later redelivery (with backoff), or the dead-letter queue. */
   reject(delivery: Delivery, error: unknown): Promise<void>;
   stop(): Promise<void>;
@@ -112,8 +113,11 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
       const jobs = await boss.fetch<unknown>(queue, { batchSize: max, includeMetadata: true });
       return jobs.map((j) => ({ jobId: j.id, queue, data: j.data, redeliveries: j.retryCount }));
     },
-    async ack(delivery) {
-      await boss.complete(delivery.queue, delivery.jobId);
+    async ack(deliveries) {
+      for (const queue of new Set(deliveries.map((d) => d.queue))) {
+        const ids = deliveries.filter((d) => d.queue === queue).map((d) => d.jobId);
+        await boss.complete(queue, ids);
+      }
     },
     async reject(delivery, error) {
       await boss.fail(delivery.queue, delivery.jobId, {

@@ -1,4 +1,4 @@
-import type { Payment, Prisma } from "../generated/prisma/client";
+import { type Payment, Prisma } from "../generated/prisma/client";
 import { paymentMessageId, type TTopic, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
 
 type Tx = Prisma.TransactionClient;
@@ -44,4 +44,28 @@ export async function recordPaymentEvent(
   const messageId = paymentMessageId(topic, payment.id);
   await tx.outboxMessage.create({ data: { id: messageId, topic, payload } });
   return { messageId };
+}
+
+/**
+ * The outbox row of a payment's success as a data-modifying CTE (`outbox_event`) for the
+ * statement that settles it. `settled` names a CTE with the payments columns id, order_id,
+ * account_id, amount_minor, currency, provider_charge_id and updated_at. The payload has the
+ * shape of ZPaymentSucceeded (checked by the writer's test and by every consumer).
+ */
+export function paymentSucceededEventSql(paymentId: string): Prisma.Sql {
+  return Prisma.sql`
+    outbox_event AS (
+      INSERT INTO outbox_messages (id, topic, payload)
+      SELECT ${paymentMessageId("payment.succeeded", paymentId)}, 'payment.succeeded', jsonb_build_object(
+               'paymentId', s.id, 'orderId', s.order_id, 'accountId', s.account_id,
+               'amount', s.amount_minor, 'currency', s.currency,
+               'occurredAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'providerChargeId', s.provider_charge_id,
+               'lines', (SELECT jsonb_agg(jsonb_build_object('sku', i.sku, 'name', i.name,
+                                  'unitPrice', i.unit_price_minor, 'quantity', i.quantity,
+                                  'lineTotal', i.line_total_minor) ORDER BY i.id)
+                           FROM order_items i WHERE i.order_id = s.order_id))
+        FROM settled s
+      RETURNING id
+    )`;
 }

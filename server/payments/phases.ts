@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
-import type { Payment, Prisma } from "../generated/prisma/client";
-import { type KeyOwner, LeaseLostError } from "../idempotency";
-import { postPaymentCapture } from "../ledger";
-import { recordPaymentEvent } from "../outbox";
+import { type Payment, Prisma } from "../generated/prisma/client";
+import { type FirstPhase, type KeyOwner, LeaseLostError } from "../idempotency";
+import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
+import { paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import { paymentView } from "./views";
 
@@ -21,6 +21,61 @@ export interface PaymentDeps {
 
 /** The recovery points of a payment, after Brandur Leach's atomic phases for Stripe. */
 export const RECOVERY = { started: "started", paymentCreated: "payment_created" } as const;
+
+/** What the phases need of a pending payment. */
+export type PendingPayment = Pick<
+  Payment,
+  "id" | "orderId" | "accountId" | "amountMinor" | "currency" | "paymentMethod" | "providerKey"
+>;
+interface PaymentRow {
+  id: string;
+  order_id: string;
+  account_id: string;
+  amount_minor: number;
+  currency: string;
+  payment_method: string;
+  provider_key: string;
+}
+const pendingFromRow = (r: PaymentRow): PendingPayment => ({
+  id: r.id,
+  orderId: r.order_id,
+  accountId: r.account_id,
+  amountMinor: r.amount_minor,
+  currency: r.currency,
+  paymentMethod: r.payment_method,
+  providerKey: r.provider_key,
+});
+
+/**
+ * Phase 1 for a fresh key, in the claim's own statement (decision 0016): the pending payment
+ * is inserted with the key. When it cannot be (no such order, or another payment holds it) the
+ * claim runs again without it and executePayment's own phase 1 decides the answer.
+ */
+export const createPaymentPhase: FirstPhase<PaymentRequest> = {
+  recoveryPoint: RECOVERY.paymentCreated,
+  statement: (request, ctx, key) => ({
+    ctes: Prisma.sql`payment_created AS (${insertPendingPayment(ctx.account.id, request, key.id, key.derivedKey("charge"), key.isNew)})`,
+    done: Prisma.sql`EXISTS (SELECT 1 FROM payment_created)`,
+    result: Prisma.sql`(SELECT row_to_json(p) FROM payment_created p)`,
+  }),
+};
+
+// The partial unique index decides between two tabs paying one order: no row means another
+// pending or succeeded payment holds the order (or the order is not the caller's).
+function insertPendingPayment(
+  accountId: string,
+  request: PaymentRequest,
+  keyId: Prisma.Sql,
+  providerKey: Prisma.Sql,
+  when: Prisma.Sql = Prisma.sql`true`,
+) {
+  return Prisma.sql`
+    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key)
+    SELECT ${randomUUID()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
+      FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
+    ON CONFLICT DO NOTHING
+    RETURNING id, order_id, account_id, amount_minor, currency, payment_method, provider_key`;
+}
 
 /**
  * Runs (or resumes, after a takeover) one payment: phase 1 creates the pending payment, phase 2
@@ -39,12 +94,15 @@ export async function executePayment(
     abandonIfUncharged?: boolean;
   } = {},
 ) {
-  const resumed = owner.recoveryPoint !== RECOVERY.started;
-  const payment = resumed
-    ? await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } })
-    : await owner.atomicPhase(RECOVERY.paymentCreated, (tx) =>
-        createPendingPayment(tx, owner, accountId, request),
-      );
+  const created = owner.phaseResult<PaymentRow>(RECOVERY.paymentCreated);
+  const resumed = !created && owner.recoveryPoint !== RECOVERY.started;
+  const payment: PendingPayment = created
+    ? pendingFromRow(created)
+    : resumed
+      ? await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } })
+      : await owner.atomicPhase(RECOVERY.paymentCreated, (tx) =>
+          createPendingPayment(tx, owner, accountId, request),
+        );
   failpoint("after_payment_created");
 
   // A resumed attempt may follow one whose charge went through: the provider forgets keys
@@ -72,43 +130,75 @@ export async function executePayment(
       },
     );
   }
-  return owner.complete(async (tx) => {
-    const settled = await settlePayment(tx, payment, charge, "succeeded");
-    await postPaymentCapture(tx, {
-      paymentId: payment.id,
-      amountMinor: payment.amountMinor,
-      currency: payment.currency,
-      description: `Payment ${payment.id} for order ${payment.orderId}`,
-    });
-    await tx.order.update({
-      where: { id: payment.orderId },
-      data: { status: "paid", updatedAt: new Date() },
-    });
-    await recordPaymentEvent(tx, settled, "payment.succeeded");
-    return paymentView(settled);
-  });
+  const view = paymentView({ ...payment, status: "succeeded", providerChargeId: charge.id });
+  try {
+    return await owner.completeWith(settleAndBook(payment, charge), view);
+  } catch (error) {
+    // A currency's first payment: create its house accounts, then book once more.
+    if (!(error instanceof Error && error.message.includes(HOUSE_ACCOUNTS_MISSING))) throw error;
+    await ensureHouseAccounts(deps.prisma, payment.currency);
+    return owner.completeWith(settleAndBook(payment, charge), view);
+  }
 }
 
-async function createPendingPayment(tx: Tx, owner: KeyOwner, accountId: string, request: PaymentRequest) {
+/**
+ * Phase 3 as one statement (decision 0016): settle the payment, book the ledger, mark the order
+ * paid and write the outbox event; the key's completion joins them in the same statement.
+ */
+export function settleAndBook(
+  payment: PendingPayment,
+  charge: Pick<Charge, "id" | "failureCode" | "failureMessage">,
+) {
+  const capture = paymentCaptureSql({
+    paymentId: payment.id,
+    amountMinor: payment.amountMinor,
+    currency: payment.currency,
+    description: `Payment ${payment.id} for order ${payment.orderId}`,
+  });
+  return {
+    ctes: Prisma.sql`
+      settled AS (
+        UPDATE payments
+           SET status = 'succeeded', provider_charge_id = ${charge.id}, failure_code = ${charge.failureCode},
+               failure_message = ${charge.failureMessage}, updated_at = now()
+         WHERE id = ${payment.id}::uuid AND status = 'pending'
+        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at
+      ), ${capture.ctes}, order_paid AS (
+        UPDATE orders SET status = 'paid', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id
+      ), ${paymentSucceededEventSql(payment.id)}`,
+    requires: [
+      // Settled by another attempt that took our key over: this one answers 409 (LeaseLostError).
+      {
+        condition: Prisma.sql`(SELECT count(*) FROM settled) = 1`,
+        reason: "payment not pending",
+        fenced: true,
+      },
+      { condition: ledgerLegsBooked, reason: HOUSE_ACCOUNTS_MISSING },
+      { condition: Prisma.sql`(SELECT count(*) FROM order_paid) = 1`, reason: "order not found" },
+      { condition: Prisma.sql`(SELECT count(*) FROM outbox_event) = 1`, reason: "event not written" },
+    ],
+  };
+}
+
+async function createPendingPayment(
+  tx: Tx,
+  owner: KeyOwner,
+  accountId: string,
+  request: PaymentRequest,
+): Promise<PendingPayment> {
+  const keyId = Prisma.sql`${owner.keyId}`;
+  const providerKey = Prisma.sql`${owner.derivedKey("charge")}`;
+  const [row] = await tx.$queryRaw<PaymentRow[]>(
+    insertPendingPayment(accountId, request, keyId, providerKey),
+  );
+  if (row) return pendingFromRow(row);
   const order = await tx.order.findFirst({ where: { id: request.orderId, accountId } });
   if (!order) throw domainErrors.notFound("Order");
-  const id = randomUUID();
-  // The partial unique index decides between two tabs paying one order: no row means another
-  // pending or succeeded payment holds the order.
-  const inserted = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key)
-    VALUES (${id}::uuid, ${order.id}::uuid, ${accountId}::uuid, ${owner.keyId}, ${order.totalMinor}, ${order.currency},
-            ${request.paymentMethod}, ${owner.derivedKey("charge")})
-    ON CONFLICT DO NOTHING
-    RETURNING id`;
-  if (inserted.length === 0) {
-    const existing = await tx.payment.findFirst({
-      where: { orderId: order.id, status: { in: ["pending", "succeeded"] } },
-    });
-    if (existing) throw domainErrors.orderAlreadyPaid(existing);
-    throw new Error(`payment for key ${owner.keyId} conflicts with an existing payment`);
-  }
-  return tx.payment.findUniqueOrThrow({ where: { id } });
+  const existing = await tx.payment.findFirst({
+    where: { orderId: order.id, status: { in: ["pending", "succeeded"] } },
+  });
+  if (existing) throw domainErrors.orderAlreadyPaid(existing);
+  throw new Error(`payment for key ${owner.keyId} conflicts with an existing payment`);
 }
 
 /**
@@ -116,7 +206,7 @@ async function createPendingPayment(tx: Tx, owner: KeyOwner, accountId: string, 
  * should the provider have forgotten keys, by the payment id in its metadata. The oldest wins;
  * any other is a duplicate for the reconciler to report.
  */
-async function findEarlierCharge(provider: PaymentProvider, payment: Payment): Promise<Charge | null> {
+async function findEarlierCharge(provider: PaymentProvider, payment: PendingPayment): Promise<Charge | null> {
   try {
     for (const filter of [
       { idempotencyKey: payment.providerKey },
@@ -133,7 +223,7 @@ async function findEarlierCharge(provider: PaymentProvider, payment: Payment): P
   }
 }
 
-function checkedCharge(charge: Charge, payment: Payment): Charge {
+function checkedCharge(charge: Charge, payment: PendingPayment): Charge {
   if (charge.amount !== payment.amountMinor || charge.currency.toUpperCase() !== payment.currency) {
     throw new Error(`provider charge ${charge.id} does not match payment ${payment.id}`);
   }
@@ -158,7 +248,7 @@ const DEFINITE_REFUSALS = new Set(["payment_method_unknown", "parameter_invalid"
 /** The charge, or why the provider refused the request for good. */
 async function chargeProvider(
   provider: PaymentProvider,
-  payment: Payment,
+  payment: PendingPayment,
   fault: string | undefined,
 ): Promise<Charge | { refused: string }> {
   try {
@@ -185,7 +275,7 @@ async function chargeProvider(
  * The payment's end, fenced by its status: when it is no longer pending, another attempt
  * settled it after taking our key over, so this one must roll back and answer 409.
  */
-async function settleOnce(tx: Tx, payment: Payment, data: Prisma.PaymentUpdateManyMutationInput) {
+async function settleOnce(tx: Tx, payment: PendingPayment, data: Prisma.PaymentUpdateManyMutationInput) {
   const settled = await tx.payment.updateManyAndReturn({
     where: { id: payment.id, status: "pending" },
     data: { ...data, updatedAt: new Date() },
@@ -195,11 +285,11 @@ async function settleOnce(tx: Tx, payment: Payment, data: Prisma.PaymentUpdateMa
   return row;
 }
 
-function markFailed(tx: Tx, payment: Payment, failureCode: string, failureMessage: string) {
+function markFailed(tx: Tx, payment: PendingPayment, failureCode: string, failureMessage: string) {
   return settleOnce(tx, payment, { status: "failed", failureCode, failureMessage });
 }
 
-function settlePayment(tx: Tx, payment: Payment, charge: Charge, status: "succeeded" | "declined") {
+function settlePayment(tx: Tx, payment: PendingPayment, charge: Charge, status: "succeeded" | "declined") {
   return settleOnce(tx, payment, {
     status,
     providerChargeId: charge.id,

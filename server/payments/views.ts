@@ -3,7 +3,9 @@ import type { Order, OrderItem, Payment } from "../generated/prisma/client";
 export type TPaymentStatus = "pending" | "succeeded" | "declined" | "failed";
 
 /** The public shape of a payment: what `payments.create` answers and replays. */
-export function paymentView(p: Payment) {
+export function paymentView(
+  p: Pick<Payment, "id" | "orderId" | "amountMinor" | "currency" | "status" | "providerChargeId">,
+) {
   return {
     id: p.id,
     orderId: p.orderId,

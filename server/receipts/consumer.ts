@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { failpoint } from "../failpoints";
-import { type MessageTransport, type Poller, QUEUES, startPoller, ZEnvelope } from "../outbox";
+import { type Delivery, type MessageTransport, type Poller, QUEUES, startPoller, ZEnvelope } from "../outbox";
 import { issueReceipt } from "./issue";
 
 export interface ConsumerOptions {
@@ -21,8 +21,8 @@ export interface ConsumePass {
 
 /**
  * One pass of the receipts service: takes deliveries from its queue, issues each receipt, then
- * acknowledges. A crash between the two leaves the delivery unacknowledged; it comes back after
- * the ack timeout, and issueReceipt recognises its message id.
+ * acknowledges them. A crash between the two leaves deliveries unacknowledged; they come back
+ * after the ack timeout, and issueReceipt recognises their message ids.
  */
 export async function consumeReceipts(
   deps: { prisma: Db; transport: MessageTransport },
@@ -38,6 +38,9 @@ export async function consumeReceipts(
     rejected: 0,
     more: false,
   };
+  // Acknowledged together at the end of the pass, in one statement: a crash before it brings
+  // the batch back, and each message's id makes its second delivery a no-op.
+  const handled: Delivery[] = [];
   for (const delivery of deliveries) {
     try {
       const envelope = ZEnvelope.parse(delivery.data);
@@ -46,13 +49,14 @@ export async function consumeReceipts(
       else if ((await issueReceipt(deps.prisma, envelope)).issued) pass.issued++;
       else pass.duplicates++;
       failpoint("consumer_after_receipt");
-      await deps.transport.ack(delivery);
+      handled.push(delivery);
     } catch (error) {
       pass.rejected++;
       // If even this fails, the ack timeout brings the delivery back.
       await deps.transport.reject(delivery, error).catch(() => undefined);
     }
   }
+  if (handled.length > 0) await deps.transport.ack(handled);
   pass.more = deliveries.length === batchSize;
   return pass;
 }

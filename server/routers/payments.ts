@@ -3,7 +3,7 @@ import { env } from "../env";
 import { IDEMPOTENCY_DEFAULTS, replayable } from "../idempotency";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { getPaymentForAccount } from "../payments/orders";
-import { executePayment } from "../payments/phases";
+import { createPaymentPhase, executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
 import { paymentView } from "../payments/views";
 import { authedProcedure, idempotentProcedure, limitedBy, router } from "../trpc";
@@ -50,6 +50,7 @@ export const paymentsRouter = router({
     procedure: PAYMENT_PROCEDURE,
     fields: ["orderId", "paymentMethod"],
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
+    firstPhase: createPaymentPhase,
   })
     .meta({
       openapi: {

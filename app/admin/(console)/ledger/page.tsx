@@ -70,15 +70,6 @@ export default async function AdminLedgerPage() {
             ))}
           </ul>
         )}
-        {check.driftedAccounts.length > 0 && (
-          <ul role="alert">
-            {check.driftedAccounts.map((d) => (
-              <li key={`${d.code}-${d.currency}`}>
-                {d.code} ({d.currency}) stores {d.storedMinor}, its entries make {d.fromEntriesMinor}
-              </li>
-            ))}
-          </ul>
-        )}
       </section>
 
       <section className="card" aria-labelledby="reconcile-heading">

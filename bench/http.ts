@@ -1,0 +1,314 @@
+/**
+ * `npm run bench:http`: payments over HTTP against the production build (`next build` +
+ * `next start`) with its provider process, beside a trivial query on the same server and the
+ * pgbench floor on the same PostgreSQL, all in one run. Reports ratios: the machine is shared,
+ * so absolute numbers drift between runs while ratios measured side by side hold.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { startDatabase } from "../scripts/lib/embedded-pg";
+import { startProvider } from "../scripts/lib/provider-process";
+import { runFloor } from "./lib/floor";
+import { closedLoop, httpClient, type LoadResult } from "./lib/load";
+import { cpuDelta, cpuMs } from "./lib/proc";
+import { type Sampler, startLockSampler } from "./lib/sessions";
+import { extraComparisons } from "./lib/variants";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PORT = Number(process.env.BENCH_PORT ?? 3315);
+const PASSES = Number(process.env.BENCH_PASSES ?? 2);
+const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
+const SIZES = { catalog: [200, 1000], fresh: [100, 600], replay: [200, 1000], conflict: [100, 400] };
+const CLIENTS = [1, 16] as const;
+
+const database = await startDatabase({
+  instance: "test",
+  root: join(ROOT, ".data", "bench"),
+  databases: ["checkout", "provider", "floor"],
+});
+const dbUrl = (name: string) => {
+  const u = new URL(database.url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+let postmasterPid: number | undefined;
+if (database.embedded) postmasterPid = await enableStatementStats();
+const { applyMigrations } = await import("../server/db/migrate");
+await applyMigrations(dbUrl("checkout"));
+const { createPrismaClient } = await import("../server/db");
+const { seedDemoData } = await import("../server/seed");
+const seeding = createPrismaClient(dbUrl("checkout"));
+await seedDemoData(seeding, { production: false });
+await seeding.$disconnect();
+const admin = new pg.Pool({ connectionString: dbUrl("checkout"), max: 2 });
+const stats =
+  (await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rowCount === 1;
+
+const provider = await startProvider({
+  databaseUrl: dbUrl("provider"),
+  port: Number(process.env.PROVIDER_PORT ?? 0),
+});
+if (process.env.BENCH_BUILD !== "0")
+  execFileSync("node_modules/.bin/next", ["build"], { cwd: ROOT, stdio: "ignore" });
+const server = await startServer();
+// Sockets for 16 clients and the 16 requests that hold keys in flight for the 409s.
+const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
+const alice = "Bearer sk_test_alice";
+const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
+
+async function orders(n: number): Promise<string[]> {
+  const { rows } = await admin.query(
+    `WITH o AS (INSERT INTO orders (id, account_id, total_minor, currency)
+                SELECT gen_random_uuid(), $1::uuid, 2500, 'EUR' FROM generate_series(1, $2::int) RETURNING id)
+     INSERT INTO order_items (order_id, sku, name, unit_price_minor, quantity, line_total_minor)
+     SELECT id, 'TEE-CLASSIC', 'Classic cotton tee', 2500, 1, 2500 FROM o RETURNING order_id`,
+    [accountId, n],
+  );
+  return rows.map((r) => r.order_id as string);
+}
+const pay = (key: string, body: string) =>
+  client.request("POST", "/api/trpc/payments.create", { authorization: alice, "idempotency-key": key }, body);
+const payBody = (orderId: string, method = "pm_card_visa") =>
+  JSON.stringify({ orderId, paymentMethod: method });
+
+interface Measured extends LoadResult {
+  cpu?: { server: number; postgres?: number; provider: number };
+  statements?: { app: number; provider: number };
+  lockShare?: number;
+}
+const results: Record<string, Measured[]> = {};
+const record = (name: string, r: Measured) => {
+  results[name] = [...(results[name] ?? []), r];
+};
+
+/** Runs one load with CPU, statement and lock sampling around it. */
+async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
+  const before = {
+    server: cpuMs(server.pid as number),
+    provider: cpuMs(provider.pid),
+    pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
+  };
+  if (stats) await admin.query("SELECT pg_stat_statements_reset()");
+  const sampler: Sampler = startLockSampler(dbUrl("checkout"));
+  const r = await run();
+  const lockShare = await sampler.stop();
+  const per = (ms: number) => ms / r.requests;
+  const out: Measured = {
+    ...r,
+    lockShare,
+    cpu: {
+      server: per(cpuDelta(before.server, cpuMs(server.pid as number))),
+      provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
+      postgres: before.pg && postmasterPid ? per(cpuDelta(before.pg, cpuMs(postmasterPid))) : undefined,
+    },
+  };
+  if (stats) {
+    const { rows } = await admin.query(
+      `SELECT d.datname, sum(s.calls)::int AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE s.query NOT LIKE '%pg_stat_%' GROUP BY d.datname`,
+    );
+    const calls = (name: string) => Number(rows.find((x) => x.datname === name)?.calls ?? 0) / r.requests;
+    out.statements = { app: calls("checkout"), provider: calls("provider") };
+  }
+  return out;
+}
+
+// Warm-up: Next compiles routes lazily and pools fill on first use.
+for (let i = 0; i < 50; i++) await client.request("GET", "/api/trpc/catalog.list", {});
+for (const id of await orders(20)) await pay(randomUUID(), payBody(id));
+
+for (let pass = 1; pass <= PASSES; pass++) {
+  for (const [i, clients] of CLIENTS.entries()) {
+    const n = (s: number[]) => s[i] as number;
+    record(
+      `catalog.list ×${clients}`,
+      await measured(() =>
+        closedLoop(
+          clients,
+          n(SIZES.catalog),
+          async () => (await client.request("GET", "/api/trpc/catalog.list", {})).status === 200,
+        ),
+      ),
+    );
+    const ids = await orders(n(SIZES.fresh));
+    const keys = ids.map(() => randomUUID());
+    record(
+      `fresh ×${clients}`,
+      await measured(() =>
+        closedLoop(
+          clients,
+          ids.length,
+          async (k) => (await pay(keys[k] as string, payBody(ids[k] as string))).status === 200,
+        ),
+      ),
+    );
+    record(
+      `replay ×${clients}`,
+      await measured(() =>
+        closedLoop(clients, n(SIZES.replay), async (k) => {
+          const j = k % ids.length;
+          return (await pay(keys[j] as string, payBody(ids[j] as string))).status === 200;
+        }),
+      ),
+    );
+    record(`409 ×${clients}`, await conflicts(clients, n(SIZES.conflict)));
+  }
+}
+for (const [name, r] of Object.entries(
+  await extraComparisons({
+    url: dbUrl("checkout"),
+    providerUrl: provider.url,
+    accountId,
+    orders,
+    clients: CLIENTS,
+  }),
+))
+  record(name, r);
+
+const floor = CLIENTS.map((c) => runFloor(dbUrl("floor"), c, FLOOR_SECONDS));
+report();
+
+client.close();
+await stopServer();
+await admin.end();
+await provider.stop();
+await database.stop();
+
+/** 409s: payments held at the provider (a fault header delays its answer) keep their keys in flight. */
+async function conflicts(clients: number, total: number): Promise<Measured> {
+  const ids = await orders(clients);
+  const keys = ids.map(() => randomUUID());
+  const hold = (k: number) =>
+    client.request(
+      "POST",
+      "/api/trpc/payments.create",
+      { authorization: alice, "idempotency-key": keys[k] as string, "x-provider-fault": "latency=9000" },
+      payBody(ids[k] as string),
+    );
+  const held = ids.map((_, k) => hold(k));
+  await new Promise((r) => setTimeout(r, 500));
+  const m = await measured(() =>
+    closedLoop(clients, total, async (i) => {
+      const k = i % clients;
+      return (await pay(keys[k] as string, payBody(ids[k] as string))).status === 409;
+    }),
+  );
+  await Promise.all(held);
+  return m;
+}
+
+function report() {
+  const fmt = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(d));
+  console.log(
+    `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
+  );
+  console.log(
+    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const [name, runs] of Object.entries(results)) {
+    runs.forEach((r, p) => {
+      console.log(
+        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.lockShare === undefined ? undefined : r.lockShare * 100, 0)}% |`,
+      );
+    });
+  }
+  for (const f of floor) {
+    if (f)
+      console.log(
+        `| pgbench floor ×${f.clients} | - | ${fmt(f.latencyMs, 2)} (avg) | - | ${fmt(f.tps, 0)} | - | - | - | - | - | - |`,
+      );
+    else console.log("| pgbench floor | pgbench not installed |");
+  }
+  const best = (name: string, key: "perSecond" | "p50") => {
+    const xs = (results[name] ?? []).map((r) => r[key]);
+    return key === "perSecond" ? Math.max(...xs) : Math.min(...xs);
+  };
+  const byPass = (a: string, b: string, key: "perSecond" | "p50") =>
+    (results[a] ?? [])
+      .map((r, p) => fmt(r[key] / ((results[b] ?? [])[p]?.[key] ?? Number.NaN), 3))
+      .join(" / ");
+  console.log("\nratios (per pass)");
+  console.log(
+    `fresh ×16 throughput / catalog.list ×16 throughput: ${byPass("fresh ×16", "catalog.list ×16", "perSecond")}`,
+  );
+  console.log(`replay ×1 p50 / fresh ×1 p50: ${byPass("replay ×1", "fresh ×1", "p50")}`);
+  console.log(`409 ×1 p50 / fresh ×1 p50: ${byPass("409 ×1", "fresh ×1", "p50")}`);
+  const [f1, f16] = floor;
+  if (f1 && f16) {
+    console.log(
+      `fresh ×16 throughput / pgbench ×16 tps: ${fmt(best("fresh ×16", "perSecond") / f16.tps, 3)}`,
+    );
+    console.log(`fresh ×1 p50 / pgbench ×1 latency: ${fmt(best("fresh ×1", "p50") / f1.latencyMs, 2)}`);
+  }
+}
+
+async function startServer(): Promise<ChildProcess> {
+  const profile = process.env.BENCH_CPU_PROF;
+  const args = [
+    ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+    "node_modules/next/dist/bin/next",
+    "start",
+    "--port",
+    String(PORT),
+    "--hostname",
+    "127.0.0.1",
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl("checkout"),
+      PAYMENT_PROVIDER_URL: provider.url,
+      PORT: String(PORT),
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 300; i++) {
+    const ok = await fetch(`http://127.0.0.1:${PORT}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`next start did not answer on port ${PORT}`);
+}
+
+async function stopServer() {
+  const exited = new Promise((r) => server.once("exit", r));
+  server.kill("SIGTERM");
+  await exited;
+}
+
+/** pg_stat_statements needs a preload: set it and restart the embedded server once. */
+async function enableStatementStats(): Promise<number> {
+  const c = new pg.Client({ connectionString: dbUrl("checkout") });
+  await c.connect();
+  const loaded = (await c.query("SHOW shared_preload_libraries")).rows[0].shared_preload_libraries as string;
+  const dataDir = (await c.query("SHOW data_directory")).rows[0].data_directory as string;
+  if (!loaded.includes("pg_stat_statements")) {
+    await c.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+    await c.end();
+    await database.stop();
+    Object.assign(
+      database,
+      await startDatabase({
+        instance: "test",
+        root: join(ROOT, ".data", "bench"),
+        databases: ["checkout", "provider", "floor"],
+      }),
+    );
+  } else await c.end();
+  const c2 = new pg.Client({ connectionString: dbUrl("checkout") });
+  await c2.connect();
+  await c2.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  await c2.end();
+  const pidFile = join(dataDir, "postmaster.pid");
+  return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
+}

@@ -1,0 +1,131 @@
+/**
+ * Comparisons outside the HTTP server, in this process, against the same database and provider:
+ * the payment path with the idempotency layer switched off (bench-only wiring: a stand-in key
+ * owner that writes no key, reachable from nowhere but this file), the same path through the
+ * idempotent procedure, and the app's own SQL sent by node-postgres alone (no ORM, no provider).
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { closedLoop, type LoadResult } from "./load";
+
+export interface VariantDeps {
+  url: string;
+  providerUrl: string;
+  accountId: string;
+  orders(n: number): Promise<string[]>;
+  clients: readonly number[];
+}
+
+const SIZES = [60, 300];
+
+export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult>> {
+  const { createPrismaClient } = await import("../../server/db");
+  const { Prisma } = await import("../../server/generated/prisma/client");
+  const { createContextInner } = await import("../../server/context");
+  const { createCaller } = await import("../../server/root");
+  const { executePayment, createPaymentPhase, settleAndBook } = await import("../../server/payments/phases");
+  const { httpProvider } = await import("../../server/payments/provider");
+  const idem = await import("../../server/idempotency");
+  const { accountByTokenStatement } = await import("../../server/auth/authenticate");
+  const { hashToken } = await import("../../server/auth/tokens");
+
+  const prisma = createPrismaClient(deps.url);
+  const provider = httpProvider({ baseUrl: deps.providerUrl, timeoutMs: 10_000 });
+  const account = { id: deps.accountId, handle: "alice", name: "alice" };
+  type Owner = Parameters<typeof executePayment>[1];
+
+  // The idempotency layer switched off: phases run as plain statements, no key is written.
+  const plainOwner = (): Owner =>
+    ({
+      recoveryPoint: "started",
+      keyId: null,
+      completed: null,
+      phaseResult: () => undefined,
+      derivedKey: () => `bench_${randomUUID()}`,
+      atomicPhase: (_point: string, fn: (tx: unknown) => Promise<unknown>) => fn(prisma),
+      async completeWith(writes: import("../../server/idempotency").StatementWrites, data: unknown) {
+        const requires = writes.requires.map(
+          (r) => Prisma.sql`statement_require(${r.condition}, ${r.reason})`,
+        );
+        await prisma.$queryRaw`WITH ${writes.ctes} SELECT ${Prisma.join(requires, " AND ")} AS ok`;
+        return data;
+      },
+    }) as unknown as Owner;
+
+  const out: Record<string, LoadResult> = {};
+  const input = (orderId: string) => ({ orderId, paymentMethod: "pm_card_visa" });
+  for (const [i, clients] of deps.clients.entries()) {
+    const n = SIZES[i] as number;
+    // Interleaved in pairs, so background load falls on both alike.
+    const withKey = await deps.orders(n);
+    const without = await deps.orders(n);
+    const idempotent = await closedLoop(clients, n, async (k) => {
+      const ctx = createContextInner({
+        prisma,
+        principal: { account, isAdmin: false },
+        reqHeaders: new Headers({ "idempotency-key": randomUUID() }),
+        provider,
+      });
+      return (await createCaller(ctx).payments.create(input(withKey[k] as string))).status === "succeeded";
+    });
+    const plain = await closedLoop(clients, n, async (k) => {
+      const r = await executePayment(
+        { prisma, provider },
+        plainOwner(),
+        deps.accountId,
+        input(without[k] as string),
+      );
+      return r.status === "succeeded";
+    });
+    out[`in process: payments.create ×${clients}`] = idempotent;
+    out[`in process: idempotency off ×${clients}`] = plain;
+  }
+
+  // The app's SQL for one payment (auth, claim with phase 1, phase 3 with completion), by pg alone.
+  const pool = new pg.Pool({ connectionString: deps.url, max: 10 });
+  const send = (sql: { text: string; values: unknown[] }) => pool.query(sql.text, sql.values as unknown[]);
+  for (const [i, clients] of deps.clients.entries()) {
+    const ids = await deps.orders(SIZES[i] as number);
+    out[`node-postgres, the app's SQL ×${clients}`] = await closedLoop(clients, ids.length, async (k) => {
+      const key = randomUUID();
+      const request = input(ids[k] as string);
+      await send(accountByTokenStatement(hashToken("sk_test_alice")));
+      const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
+      const claim = {
+        accountId: deps.accountId,
+        key,
+        procedure: "payments.create",
+        fingerprint: idem.fingerprint("payments.create", params),
+        requestParams: params,
+        leaseSeconds: 30,
+        ttlSeconds: 86_400,
+      };
+      const scope = `${deps.accountId}\n${key}`;
+      const phase = {
+        recoveryPoint: createPaymentPhase.recoveryPoint,
+        ...createPaymentPhase.statement(request, { account }, idem.firstPhaseKey(scope)),
+      };
+      const { rows } = await send(idem.claimStatement(claim, phase));
+      const row = rows[0];
+      const p = row.phaseResult;
+      const payment = {
+        id: p.id,
+        orderId: p.order_id,
+        accountId: p.account_id,
+        amountMinor: p.amount_minor,
+        currency: p.currency,
+        paymentMethod: p.payment_method,
+        providerKey: p.provider_key,
+      };
+      const charge = { id: `ch_bench_${randomUUID()}`, failureCode: null, failureMessage: null };
+      const body = JSON.stringify({ data: { id: payment.id } });
+      await send(
+        idem.completionStatement(BigInt(row.id), row.fence, 200, body, settleAndBook(payment, charge)),
+      );
+      return true;
+    });
+  }
+  await pool.end();
+  await prisma.$disconnect();
+  return out;
+}
