@@ -29,8 +29,8 @@ const { db } = await import("../server/db");
 const { seedDemoData } = await import("../server/seed");
 await seedDemoData(db(), { production: false });
 const { createTestAccount } = await import("../server/test/fixtures");
-const { createTestOrder, newKey } = await import("../server/payments/testing/support");
-const { postPayment, startApiProcess } = await import("../server/payments/testing/api-process");
+const { createTestOrder, newKey } = await import("../server/test/payments");
+const { postPayment, startApiProcess } = await import("../server/test/processes");
 
 const pooler = await startPgbouncer({ databaseUrl: database.url, binary: pgbouncer });
 const provider = await startProvider({ databaseUrl: database.url });

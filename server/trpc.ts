@@ -4,10 +4,10 @@ import { z } from "zod";
 import type { Context } from "./context";
 import { ErrorDetails } from "./errors";
 import {
+  checkIdempotentCall,
   type IdempotencyHandle,
   type IdempotencyOptions,
   idempotent,
-  parseIdempotencyKey,
   StoredReplay,
 } from "./idempotency";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
@@ -88,17 +88,9 @@ export const adminProcedure = t.procedure.use(({ ctx, next }) => {
 });
 
 const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
-  // A batch (even of one) or a streamed answer could not carry this call's own status and
-  // headers, so its replay could not be exact.
-  if (ctx.transport.batched || ctx.transport.streamed) {
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: "Idempotent procedures cannot be batched or streamed: send them one per request.",
-    });
-  }
-  const parsed = parseIdempotencyKey(ctx.reqHeaders.get("idempotency-key"));
-  if (!parsed.ok) throw new TRPCError({ code: "BAD_REQUEST", message: parsed.reason });
-  return next({ ctx: { idempotencyKey: parsed.key } });
+  const checked = checkIdempotentCall(ctx.reqHeaders.get("idempotency-key"), ctx.transport);
+  if (!checked.ok) throw new TRPCError({ code: "BAD_REQUEST", message: checked.reason });
+  return next({ ctx: { idempotencyKey: checked.key } });
 });
 
 /** The key header is checked first, before authentication and input validation. */

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestOrder, newKey, pay, startTestProvider } from "../payments/testing/support";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestOrder, newKey, pay, startTestProvider } from "../test/payments";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let alice: TestAccount;

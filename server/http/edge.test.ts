@@ -5,9 +5,9 @@ import { db } from "../db";
 import { env } from "../env";
 import { createLogger } from "../log";
 import { metricsResponse } from "../metrics";
-import { startTestProvider } from "../payments/testing/support";
 import { appRouter } from "../root";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { startTestProvider } from "../test/payments";
 import { MAX_BATCH_CALLS } from "./batch-limit";
 import { handleTrpcRequest } from "./trpc-handler";
 

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
-import { providerChargesForOrder } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { providerChargesForOrder } from "../test/payments";
 import {
   type Answer,
   call,
@@ -13,7 +13,7 @@ import {
   restOrder,
   restPay,
   startRestStack,
-} from "./testing/rest-stack";
+} from "../test/rest-stack";
 
 /**
  * draft-ietf-httpapi-idempotency-key-header (the Idempotency-Key HTTP header field), walked

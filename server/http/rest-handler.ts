@@ -2,7 +2,7 @@ import type { AnyTRPCRouter, TRPCError } from "@trpc/server";
 import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { createContext } from "../context";
 import { env } from "../env";
-import { parseIdempotencyKey } from "../idempotency";
+import { checkIdempotentCall } from "../idempotency";
 import { errorField } from "../log";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
@@ -47,7 +47,7 @@ function restRoutes(router: AnyTRPCRouter): Route[] {
 
 function keyProblem(req: Request): Response | null {
   const raw = req.headers.get("idempotency-key");
-  const parsed = parseIdempotencyKey(raw);
+  const parsed = checkIdempotentCall(raw, { batched: false });
   if (parsed.ok) return null;
   const missing = raw === null || raw === "";
   return problemResponse(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
-import { providerChargesForOrder } from "../payments/testing/support";
 import { createTestAccount, createTestSession, type TestAccount } from "../test/fixtures";
+import { providerChargesForOrder } from "../test/payments";
 import {
   type Answer,
   call,
@@ -12,7 +12,7 @@ import {
   restOrder,
   restPay,
   startRestStack,
-} from "./testing/rest-stack";
+} from "../test/rest-stack";
 
 let stack: RestStack;
 let base: string;

@@ -2,7 +2,7 @@ import type { AnyTRPCRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
 import { env } from "../env";
-import { parseIdempotencyKey, type RequestObservation } from "../idempotency";
+import { checkIdempotentCall, type RequestObservation } from "../idempotency";
 import { errorField, type Logger } from "../log";
 import type { Metrics } from "../metrics";
 import type { PaymentProvider } from "../payments/provider";
@@ -110,16 +110,9 @@ async function answer(
   }
   const idempotent = paths.some((p) => isIdempotent(router, p));
   if (idempotent) {
-    if (batched) {
-      return errorResponse(
-        400,
-        "BAD_REQUEST",
-        -32600,
-        "Idempotent procedures cannot be batched: send them one per request.",
-      );
-    }
-    const key = parseIdempotencyKey(req.headers.get("idempotency-key"));
-    if (!key.ok) return errorResponse(400, "BAD_REQUEST", -32600, key.reason, paths[0]);
+    // Before the body is read: the same check the procedure makes, answered early.
+    const checked = checkIdempotentCall(req.headers.get("idempotency-key"), { batched });
+    if (!checked.ok) return errorResponse(400, "BAD_REQUEST", -32600, checked.reason, paths[0]);
   }
   const refused = crossSiteRefusal(req);
   if (refused)

@@ -8,10 +8,10 @@ import { createContextInner } from "../context";
 import { db } from "../db";
 import { env } from "../env";
 import { PrismaClient } from "../generated/prisma/client";
-import { createTestOrder, startTestProvider } from "../payments/testing/support";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
+import { createTestOrder, startTestProvider } from "../test/payments";
 
 /**
  * Round trips to Postgres, counted at the driver: every `query` of every pooled connection of

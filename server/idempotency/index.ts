@@ -29,7 +29,7 @@ export {
   type KeySummary,
   listKeys,
 } from "./inspect";
-export { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
+export { checkIdempotentCall, MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
 export { KEY_STATES, type KeyState, keyStateCondition, keyStateSql, NEEDS_ATTENTION } from "./key-states";
 export {
   type FirstPhase,

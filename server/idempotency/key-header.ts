@@ -49,3 +49,21 @@ function parseSfString(raw: string): string | null {
   }
   return null;
 }
+
+/**
+ * The edge checks of an idempotent call, in one place for every surface: exactly one valid key,
+ * and one call per request (a batch or a streamed answer cannot carry this call's own status and
+ * headers, so its replay could not be exact).
+ */
+export function checkIdempotentCall(
+  keyHeader: string | null,
+  transport: { batched: boolean; streamed?: boolean },
+): KeyHeaderResult {
+  if (transport.batched || transport.streamed) {
+    return {
+      ok: false,
+      reason: "Idempotent procedures cannot be batched or streamed: send them one per request.",
+    };
+  }
+  return parseIdempotencyKey(keyHeader);
+}

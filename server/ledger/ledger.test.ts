@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { createTestOrder } from "../payments/testing/support";
 import { createTestAccount } from "../test/fixtures";
+import { createTestOrder } from "../test/payments";
 import { postPaymentCapture } from "./postings";
 import { ledgerBalances, verifyLedger } from "./verify";
 

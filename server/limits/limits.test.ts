@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { postPayment, startApiProcess } from "../payments/testing/api-process";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { postPayment, startApiProcess } from "../test/processes";
 
 // The payment limit is counted in PostgreSQL, so two server processes share one allowance.
 const LIMIT = 3;

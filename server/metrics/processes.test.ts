@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
-import { postPayment, startApiProcess } from "../payments/testing/api-process";
-import { createTestOrder, startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestOrder, startTestProvider } from "../test/payments";
+import { postPayment, startApiProcess } from "../test/processes";
 import { metricsResponse } from "./scrape";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../db";
 import { startMessaging } from "../jobs";
-import { startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { takeMessagingTurn } from "./testing/exclusive";
-import { FAST_TRANSPORT } from "./testing/fast";
-import { settledPayment } from "./testing/payments";
-import { waitFor } from "./testing/queue";
+import { takeMessagingTurn } from "../test/messaging/exclusive";
+import { FAST_TRANSPORT } from "../test/messaging/fast";
+import { settledPayment } from "../test/messaging/payments";
+import { waitFor } from "../test/messaging/queue";
+import { startTestProvider } from "../test/payments";
 
 // The relay and the consumer as the server and `npm run worker` start them (startBackgroundJobs).
 let release: () => Promise<void>;

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../db";
-import { startTestProvider } from "../payments/testing/support";
 import { issueReceipt } from "../receipts";
 import { createTestAccount } from "../test/fixtures";
+import { takeMessagingTurn } from "../test/messaging/exclusive";
+import { envelopeOf, settledPayment } from "../test/messaging/payments";
+import { drainOutbox, startTestTransport } from "../test/messaging/queue";
+import { startTestProvider } from "../test/payments";
 import { paymentMessageId } from "./events";
 import { outboxStats } from "./stats";
-import { takeMessagingTurn } from "./testing/exclusive";
-import { envelopeOf, settledPayment } from "./testing/payments";
-import { drainOutbox, startTestTransport } from "./testing/queue";
 
 let release: () => Promise<void>;
 const planted: string[] = [];

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { createTestOrder, ledgerForOrder, newKey, pay, startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { waitFor } from "../test/messaging/queue";
+import { createTestOrder, ledgerForOrder, newKey, pay, startTestProvider } from "../test/payments";
 import { paymentMessageId, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
-import { waitFor } from "./testing/queue";
 
 /**
  * Phase 3 writes the payment's event to the outbox on the transaction that books it: the event

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { ledgerBalances, verifyLedger } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { newKey, pay, startTestProvider } from "./testing/support";
+import { newKey, pay, startTestProvider } from "../test/payments";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let account: TestAccount;

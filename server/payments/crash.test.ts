@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { completeAbandonedPayments } from "./completer";
-import { postPayment, startApiProcess } from "./testing/api-process";
 import {
   createTestOrder,
   ledgerForOrder,
   newKey,
   providerChargesForOrder,
   startTestProvider,
-} from "./testing/support";
+} from "../test/payments";
+import { postPayment, startApiProcess } from "../test/processes";
+import { completeAbandonedPayments } from "./completer";
 
 /**
  * A server process killed with SIGKILL right after each recovery point: after phase 1 (the

@@ -7,14 +7,14 @@ import {
 } from "../../scripts/lib/pgbouncer";
 import { db } from "../db";
 import { createTestAccount, directTestDatabaseUrl, type TestAccount } from "../test/fixtures";
-import { postPayment, startApiProcess } from "./testing/api-process";
 import {
   createTestOrder,
   ledgerForOrder,
   newKey,
   providerChargesForOrder,
   startTestProvider,
-} from "./testing/support";
+} from "../test/payments";
+import { postPayment, startApiProcess } from "../test/processes";
 
 /**
  * The deployed shape: two stateless API instances, both through PgBouncer in transaction mode

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import {
   createTestOrder,
   ledgerForOrder,
@@ -11,7 +10,8 @@ import {
   payUntilSettled,
   providerChargesForOrder,
   startTestProvider,
-} from "./testing/support";
+} from "../test/payments";
+import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let alice: TestAccount;

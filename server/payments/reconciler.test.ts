@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestOrder, newKey, pay, payMany, startTestProvider } from "../test/payments";
 import { httpProvider } from "./provider";
 import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
-import { createTestOrder, newKey, pay, payMany, startTestProvider } from "./testing/support";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let account: TestAccount;

@@ -3,8 +3,6 @@ import { db } from "../db";
 import { handleTrpcRequest } from "../http/trpc-handler";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { completeAbandonedPayments } from "./completer";
-import type { PaymentProvider } from "./provider";
 import {
   createTestOrder,
   newKey,
@@ -12,7 +10,9 @@ import {
   payUntilSettled,
   providerChargesForOrder,
   startTestProvider,
-} from "./testing/support";
+} from "../test/payments";
+import { completeAbandonedPayments } from "./completer";
+import type { PaymentProvider } from "./provider";
 
 /** Resumed attempts, the completer's ends, and the edge cases of issue 10, in process. */
 let provider: Awaited<ReturnType<typeof startTestProvider>>;

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import type { MessageTransport } from "../outbox";
-import { takeMessagingTurn } from "../outbox/testing/exclusive";
-import { envelopeOf, settledPayment } from "../outbox/testing/payments";
-import { startMessagingProcess } from "../outbox/testing/processes";
+import { createCaller } from "../root";
+import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+import { takeMessagingTurn } from "../test/messaging/exclusive";
+import { envelopeOf, settledPayment } from "../test/messaging/payments";
+import { startMessagingProcess } from "../test/messaging/processes";
 import {
   deliveriesOf,
   drainOutbox,
   drainReceiptsQueue,
   startTestTransport,
   waitFor,
-} from "../outbox/testing/queue";
-import { startTestProvider } from "../payments/testing/support";
-import { createCaller } from "../root";
-import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
+} from "../test/messaging/queue";
+import { startTestProvider } from "../test/payments";
 import { consumeReceipts } from "./consumer";
 import { issueReceipt } from "./issue";
 

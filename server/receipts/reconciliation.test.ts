@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../db";
 import { runReconciliation } from "../payments/reconciler";
-import { createTestOrder, startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestOrder, startTestProvider } from "../test/payments";
 
 let provider: Awaited<ReturnType<typeof startTestProvider>>;
 let account: TestAccount;

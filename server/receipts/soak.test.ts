@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../db";
 import { paymentMessageId } from "../outbox";
-import { takeMessagingTurn } from "../outbox/testing/exclusive";
-import { type MessagingProcess, type Role, startMessagingProcess } from "../outbox/testing/processes";
-import { waitFor } from "../outbox/testing/queue";
-import { payMany, startTestProvider } from "../payments/testing/support";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { takeMessagingTurn } from "../test/messaging/exclusive";
+import { type MessagingProcess, type Role, startMessagingProcess } from "../test/messaging/processes";
+import { waitFor } from "../test/messaging/queue";
+import { payMany, startTestProvider } from "../test/payments";
 
 /**
  * 200 payments while two relays and two consumers, each a real process, die at random between

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { startApiProcess } from "../../payments/testing/api-process";
-import { startTestProvider } from "../../payments/testing/support";
+import { startTestProvider } from "./payments";
+import { startApiProcess } from "./processes";
 
 export interface Answer {
   status: number;

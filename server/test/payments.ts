@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { TRPCError } from "@trpc/server";
-import { startProvider } from "../../../scripts/lib/provider-process";
-import { db } from "../../db";
-import { createCaller } from "../../root";
-import { contextFor, type TestAccount } from "../../test/fixtures";
-import { httpProvider, type PaymentProvider } from "../provider";
+import { startProvider } from "../../scripts/lib/provider-process";
+import { db } from "../db";
+import { httpProvider, type PaymentProvider } from "../payments/provider";
+import { createCaller } from "../root";
+import { contextFor, type TestAccount } from "./fixtures";
 
 export async function startTestProvider(env: Record<string, string> = {}) {
   const databaseUrl = process.env.DATABASE_URL;

@@ -1,8 +1,8 @@
 import { db } from "../../db";
+import { paymentMessageId, type TEnvelope, type TTopic } from "../../outbox/events";
 import type { PaymentProvider } from "../../payments/provider";
-import { createTestOrder, newKey, payUntilSettled } from "../../payments/testing/support";
-import type { TestAccount } from "../../test/fixtures";
-import { paymentMessageId, type TEnvelope, type TTopic } from "../events";
+import type { TestAccount } from "../fixtures";
+import { createTestOrder, newKey, payUntilSettled } from "../payments";
 
 /** A payment taken to the end in-process; its event is then pending in the outbox. */
 export async function settledPayment(

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The API (scripts/api-server.ts) as a real process that a test can SIGKILL. */
 export async function startApiProcess(env: Record<string, string>) {

@@ -1,4 +1,4 @@
-import type { TransportOptions } from "../transport";
+import type { TransportOptions } from "../../outbox/transport";
 
 /**
  * Transport settings for tests: an unacknowledged delivery comes back within a few seconds, and

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { directTestDatabaseUrl } from "../../test/fixtures";
+import { directTestDatabaseUrl } from "../fixtures";
 
 // Arbitrary, and only ever taken by these tests.
 const LOCK_KEY = 0x6f7574626f78;

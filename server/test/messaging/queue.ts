@@ -1,7 +1,7 @@
 import { db } from "../../db";
+import { relayOutboxBatch } from "../../outbox/relay";
+import { type MessageTransport, QUEUES, startQueueTransport } from "../../outbox/transport";
 import { consumeReceipts } from "../../receipts";
-import { relayOutboxBatch } from "../relay";
-import { type MessageTransport, QUEUES, startQueueTransport } from "../transport";
 import { FAST_TRANSPORT, testDatabaseUrl } from "./fast";
 
 export function startTestTransport(applicationName = "checkout-messaging-test") {

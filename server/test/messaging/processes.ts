@@ -19,7 +19,7 @@ export async function startMessagingProcess(
 ): Promise<MessagingProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", "server/outbox/testing/messaging-process.ts", roles.join(",")],
+    ["--import", "tsx", "server/test/messaging/messaging-process.ts", roles.join(",")],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";

@@ -1,8 +1,8 @@
 import { db } from "../../db";
+import type { Poller } from "../../outbox/poller";
+import { startRelay } from "../../outbox/relay";
+import { startQueueTransport } from "../../outbox/transport";
 import { startReceiptsConsumer } from "../../receipts";
-import type { Poller } from "../poller";
-import { startRelay } from "../relay";
-import { startQueueTransport } from "../transport";
 import { FAST_POLL, FAST_TRANSPORT, testDatabaseUrl } from "./fast";
 
 // The relay and/or the receipts consumer as a real process a test can SIGKILL (through
