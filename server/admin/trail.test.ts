@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestOrder, newKey, pay, startTestProvider } from "../test/payments";
+import { createTestOrder, newKey, pay } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let alice: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   alice = await createTestAccount("trail");
 });
-afterAll(() => provider?.stop());
 
 const sum = (entries: { amountMinor: number }[]) => entries.reduce((s, e) => s + e.amountMinor, 0);
 

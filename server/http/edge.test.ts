@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
 import { createLogger } from "../log";
 import { metricsResponse } from "../metrics";
 import { appRouter } from "../root";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { startTestProvider } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { MAX_BATCH_CALLS } from "./batch-limit";
 import { handleTrpcRequest } from "./trpc-handler";
 
@@ -25,13 +25,12 @@ const log = createLogger({
 });
 const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let alice: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   alice = await createTestAccount("edge");
 });
-afterAll(() => provider?.stop());
 
 function call(path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
   const req = new Request(`http://app.test/api/trpc/${path}`, {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { TRPCError } from "@trpc/server";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { authenticate } from "../auth/authenticate";
 import { createContextInner } from "../context";
 import { db } from "../db";
@@ -11,7 +11,8 @@ import { PrismaClient } from "../generated/prisma/client";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
-import { createTestOrder, startTestProvider } from "../test/payments";
+import { createTestOrder } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
 /**
  * Round trips to Postgres, counted at the driver: every `query` of every pooled connection of
@@ -184,11 +185,10 @@ describe("round trips to the database", () => {
  */
 describe("round trips of payments.create, authentication included", () => {
   const FRESH_PAYMENT_TARGET = 8;
-  let provider: Awaited<ReturnType<typeof startTestProvider>>;
-  beforeAll(async () => {
-    provider = await startTestProvider();
+  let provider: TestProvider;
+  it.beforeAll(async ({ provider: running }) => {
+    provider = running;
   });
-  afterAll(() => provider?.stop());
 
   async function payCounted(key: string, input: { orderId: string; paymentMethod: string }, hold?: string) {
     const reqHeaders = new Headers({

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestOrder, startTestProvider } from "../test/payments";
+import { createTestOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
+import { it, type TestProvider } from "../test/vitest";
 import { metricsResponse } from "./scrape";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("metrics-procs");
 });
-afterAll(() => provider?.stop());
 
 async function outcomes(): Promise<Record<string, number>> {
   const res = await metricsResponse(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect } from "vitest";
 import { db } from "../db";
 import { startMessaging } from "../jobs";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
@@ -6,19 +6,18 @@ import { takeMessagingTurn } from "../test/messaging/exclusive";
 import { FAST_TRANSPORT } from "../test/messaging/fast";
 import { settledPayment } from "../test/messaging/payments";
 import { waitFor } from "../test/messaging/queue";
-import { startTestProvider } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
 // The relay and the consumer as the server and `npm run worker` start them (startBackgroundJobs).
 let release: () => Promise<void>;
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
+it.beforeAll(async ({ provider: running }) => {
   release = await takeMessagingTurn();
-  provider = await startTestProvider();
+  provider = running;
   account = await createTestAccount("jobs");
 }, 180_000);
 afterAll(async () => {
-  await provider?.stop();
   await release?.();
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, vi } from "vitest";
 import { createPrismaClient, db } from "../db";
 import { logger } from "../log";
 import { startReceiptsConsumer } from "../receipts";
@@ -10,27 +10,26 @@ import { FAST_TRANSPORT, testDatabaseUrl } from "../test/messaging/fast";
 import { settledPayment } from "../test/messaging/payments";
 import { startMessagingProcess } from "../test/messaging/processes";
 import { deliveriesOf, drainOutbox, startTestTransport, waitFor } from "../test/messaging/queue";
-import { startTestProvider } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { paymentMessageId } from "./events";
 import { relayOutboxBatch, startRelay } from "./relay";
 import { type MessageTransport, startQueueTransport } from "./transport";
 
 let release: () => Promise<void>;
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
 let transport: MessageTransport;
 const planted: string[] = [];
 
-beforeAll(async () => {
+it.beforeAll(async ({ provider: running }) => {
   release = await takeMessagingTurn();
-  provider = await startTestProvider();
+  provider = running;
   account = await createTestAccount("relay");
   transport = await startTestTransport();
 }, 180_000);
 afterAll(async () => {
   await db().outboxMessage.deleteMany({ where: { id: { in: planted } } });
   await transport?.stop();
-  await provider?.stop();
   await release?.();
 });
 

@@ -1,21 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { waitFor } from "../test/messaging/queue";
-import { createTestOrder, ledgerForOrder, newKey, pay, startTestProvider } from "../test/payments";
+import { createTestOrder, ledgerForOrder, newKey, pay } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { paymentMessageId, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
 
 /**
  * Phase 3 writes the payment's event to the outbox on the transaction that books it: the event
  * exists exactly when the booking does, under an id derived from the payment and the event.
  */
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("outbox");
 });
-afterAll(() => provider?.stop());
 
 const eventsForOrder = (orderId: string) =>
   db().outboxMessage.findMany({ where: { payload: { path: ["orderId"], equals: orderId } } });

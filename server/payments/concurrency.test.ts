@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { ledgerBalances, verifyLedger } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { newKey, pay, startTestProvider } from "../test/payments";
+import { newKey, pay } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("concurrent");
 });
-afterAll(() => provider?.stop());
 
 /** A currency no other test uses, so this file's sums are its own; house accounts do not exist yet. */
 function freshCurrency(): string {

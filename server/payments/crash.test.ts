@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { db } from "../db";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import {
-  createTestOrder,
-  ledgerForOrder,
-  newKey,
-  providerChargesForOrder,
-  startTestProvider,
-} from "../test/payments";
+import { createTestOrder, ledgerForOrder, newKey, providerChargesForOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
+import { it, type TestProvider } from "../test/vitest";
 import { completeAbandonedPayments } from "./completer";
 
 /**
@@ -21,13 +16,13 @@ import { completeAbandonedPayments } from "./completer";
 const LEASE_SECONDS = 2;
 const CRASH_POINTS = ["after_payment_created", "after_provider_charge"] as const;
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let api: Awaited<ReturnType<typeof startApiProcess>>;
 let account: TestAccount;
 const since = new Date(Date.now() - 5000);
 
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("crash");
   api = await startApiProcess({
     PAYMENT_PROVIDER_URL: provider.url,
@@ -36,7 +31,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.stop();
-  await provider?.stop();
 });
 
 async function crashAt(point: string, leaseSeconds = LEASE_SECONDS) {

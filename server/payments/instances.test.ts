@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import {
   NO_PGBOUNCER_REASON,
   type Pooler,
@@ -7,14 +7,9 @@ import {
 } from "../../scripts/lib/pgbouncer";
 import { db } from "../db";
 import { createTestAccount, directTestDatabaseUrl, type TestAccount } from "../test/fixtures";
-import {
-  createTestOrder,
-  ledgerForOrder,
-  newKey,
-  providerChargesForOrder,
-  startTestProvider,
-} from "../test/payments";
+import { createTestOrder, ledgerForOrder, newKey, providerChargesForOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
+import { it, type TestProvider } from "../test/vitest";
 
 /**
  * The deployed shape: two stateless API instances, both through PgBouncer in transaction mode
@@ -25,7 +20,7 @@ const LEASE_SECONDS = 2;
 type Api = Awaited<ReturnType<typeof startApiProcess>>;
 
 let pooler: Pooler;
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let instances: Api[] = [];
 let account: TestAccount;
 const since = new Date(Date.now() - 5000);
@@ -70,15 +65,14 @@ async function expectOnePaymentAndCharge(orderId: string) {
 
 const title = "two instances behind PgBouncer (transaction mode), one database";
 describe.skipIf(!binary)(binary ? title : `${title} (${NO_PGBOUNCER_REASON})`, () => {
-  beforeAll(async () => {
+  it.beforeAll(async ({ provider: running }) => {
     pooler = await startPgbouncer({ databaseUrl: directTestDatabaseUrl(), binary: binary as string });
-    provider = await startTestProvider();
+    provider = running;
     account = await createTestAccount("instances");
     instances = await Promise.all([startInstance(), startInstance()]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(instances.map((i) => i.stop()));
-    await provider?.stop();
     await pooler?.stop();
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
@@ -9,19 +9,18 @@ import {
   pay,
   payUntilSettled,
   providerChargesForOrder,
-  startTestProvider,
 } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let alice: TestAccount;
 const since = new Date(Date.now() - 5000);
 
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   alice = await createTestAccount("payer");
 });
-afterAll(() => provider?.stop());
 
 /** Passes a provider fault on the first charge attempt only, as a flaky network would. */
 function faultOnce(fault: string): PaymentProvider {

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestOrder, newKey, pay, payMany, startTestProvider } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { httpProvider } from "./provider";
 import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("recon");
 });
-afterAll(() => provider?.stop());
 
 async function plantSucceededPayment(chargeId: string, amount: number) {
   const order = await createTestOrder(account);

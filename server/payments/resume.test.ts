@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { db } from "../db";
 import { handleTrpcRequest } from "../http/trpc-handler";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import {
-  createTestOrder,
-  newKey,
-  pay,
-  payUntilSettled,
-  providerChargesForOrder,
-  startTestProvider,
-} from "../test/payments";
+import { createTestOrder, newKey, pay, payUntilSettled, providerChargesForOrder } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { completeAbandonedPayments } from "./completer";
 import type { PaymentProvider } from "./provider";
 
 /** Resumed attempts, the completer's ends, and the edge cases of issue 10, in process. */
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let payer: TestAccount;
 const since = new Date(Date.now() - 5000);
 
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   payer = await createTestAccount("resume");
 });
-afterAll(() => provider?.stop());
 
 const keyRow = (key: string) => db().idempotencyKey.findFirstOrThrow({ where: { accountId: payer.id, key } });
 const expireLease = (key: string) =>

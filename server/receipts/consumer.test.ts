@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { db } from "../db";
 import type { MessageTransport } from "../outbox";
 import { createCaller } from "../root";
@@ -13,18 +13,18 @@ import {
   startTestTransport,
   waitFor,
 } from "../test/messaging/queue";
-import { startTestProvider } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 import { consumeReceipts } from "./consumer";
 import { issueReceipt } from "./issue";
 
 let release: () => Promise<void>;
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
 let transport: MessageTransport;
 
-beforeAll(async () => {
+it.beforeAll(async ({ provider: running }) => {
   release = await takeMessagingTurn();
-  provider = await startTestProvider();
+  provider = running;
   account = await createTestAccount("receipts");
   transport = await startTestTransport();
   // Start from an empty queue: the deliveries below are then the only ones.
@@ -33,7 +33,6 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await transport?.stop();
-  await provider?.stop();
   await release?.();
 });
 

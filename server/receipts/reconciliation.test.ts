@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect } from "vitest";
 import { db } from "../db";
 import { runReconciliation } from "../payments/reconciler";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestOrder, startTestProvider } from "../test/payments";
+import { createTestOrder } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
-  provider = await startTestProvider();
+it.beforeAll(async ({ provider: running }) => {
+  provider = running;
   account = await createTestAccount("owed");
 });
-afterAll(() => provider?.stop());
 
 /** A settled payment as the database would hold it, settled `minutesAgo` (no ledger, no charge). */
 async function plantPayment(status: "succeeded" | "declined", minutesAgo: number) {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect } from "vitest";
 import { db } from "../db";
 import { paymentMessageId } from "../outbox";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { takeMessagingTurn } from "../test/messaging/exclusive";
 import { type MessagingProcess, type Role, startMessagingProcess } from "../test/messaging/processes";
 import { waitFor } from "../test/messaging/queue";
-import { payMany, startTestProvider } from "../test/payments";
+import { payMany } from "../test/payments";
+import { it, type TestProvider } from "../test/vitest";
 
 /**
  * 200 payments while two relays and two consumers, each a real process, die at random between
@@ -15,15 +16,14 @@ import { payMany, startTestProvider } from "../test/payments";
 const FAILPOINTS = "relay_after_publish@0.2,consumer_after_receipt@0.05";
 
 let release: () => Promise<void>;
-let provider: Awaited<ReturnType<typeof startTestProvider>>;
+let provider: TestProvider;
 let account: TestAccount;
-beforeAll(async () => {
+it.beforeAll(async ({ provider: running }) => {
   release = await takeMessagingTurn();
-  provider = await startTestProvider();
+  provider = running;
   account = await createTestAccount("soak");
 }, 180_000);
 afterAll(async () => {
-  await provider?.stop();
   await release?.();
 });
 
