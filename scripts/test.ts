@@ -40,6 +40,10 @@ try {
   const stack = await startStack("test", {
     pgbouncer,
     pgbouncerPort: Number(process.env.PGBOUNCER_PORT ?? 0),
+    // Vitest runs files in parallel, each with its pools, processes and interactive transactions:
+    // PgBouncer's default of 20 server connections per database starves them (measured: hooks
+    // timing out waiting to log in). A deployment sizes this to its instances the same way.
+    pgbouncerSettings: { default_pool_size: 60, max_client_conn: 500 },
   });
   try {
     step("unit + integration", bin("vitest"), ["run"], stack.env);
