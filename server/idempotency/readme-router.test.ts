@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { type Db, db } from "../db";
-import { createTestAccount, type TestAccount } from "../test/fixtures";
+import type { TestAccount } from "../test/fixtures";
+import { it } from "../test/vitest";
 import { type IdempotencyHandle, idempotent, parseIdempotencyKey, replayable } from "./index";
 
 /**
@@ -54,8 +55,8 @@ const shopRouter = t.router({
 const createCaller = t.createCallerFactory(shopRouter);
 
 let account: TestAccount;
-beforeAll(async () => {
-  account = await createTestAccount("readme");
+it.beforeAll(async ({ account: fixture }) => {
+  account = fixture;
   await db().$executeRawUnsafe(
     "CREATE TABLE IF NOT EXISTS readme_shop_charges (id uuid PRIMARY KEY, order_ref text NOT NULL, amount int NOT NULL)",
   );

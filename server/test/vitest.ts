@@ -10,9 +10,11 @@ export type TestProvider = Awaited<ReturnType<typeof startTestProvider>>;
  * suite hooks destructure what they need: `it.beforeAll(({ provider }) => …)`.
  */
 export const it = base
-  .extend("provider", { scope: "file" }, async (_, { onCleanup }) => {
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend("provider", { scope: "file" }, async ({}, { onCleanup }) => {
     const provider = await startTestProvider();
     onCleanup(() => provider.stop());
     return provider;
   })
-  .extend("account", { scope: "file" }, () => createTestAccount("fixture"));
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend("account", { scope: "file" }, async ({}) => createTestAccount("fixture"));
