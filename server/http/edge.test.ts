@@ -4,11 +4,11 @@ import { describe, expect } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
 import { createLogger } from "../log";
-import { metricsResponse } from "../metrics";
 import { appRouter } from "../root";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { it, type TestProvider } from "../test/vitest";
 import { MAX_BATCH_CALLS } from "./batch-limit";
+import { metricsResponse } from "./metrics";
 import { handleTrpcRequest } from "./trpc-handler";
 
 // The log lines of the requests this file sends, as JSON, exactly as they would reach stdout.

@@ -1,2 +1,2 @@
 export { type Metrics, metrics } from "./registry";
-export { metricsResponse, refreshDatabaseGauges } from "./scrape";
+export { refreshDatabaseGauges } from "./scrape";

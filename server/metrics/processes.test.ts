@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
+import { metricsResponse } from "../http/metrics";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
 import { it, type TestProvider } from "../test/vitest";
-import { metricsResponse } from "./scrape";
 
 let provider: TestProvider;
 let account: TestAccount;

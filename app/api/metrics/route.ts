@@ -1,5 +1,5 @@
 import { db } from "@/server/db";
-import { metricsResponse } from "@/server/metrics";
+import { metricsResponse } from "@/server/http/metrics";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { db } from "../db";
 import { env } from "../env";
 import { counters, OUTCOMES } from "../idempotency";
 import { createTestAccount } from "../test/fixtures";
-import { metricsResponse } from "./scrape";
+import { metricsResponse } from "./metrics";
 
 const scrape = (headers: Record<string, string> = {}) =>
   metricsResponse(new Request("http://app.test/api/metrics", { headers }), db());
