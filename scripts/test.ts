@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { ensureBrowser, thisMachine } from "./lib/browser";
 import { pgbouncerForTests } from "./lib/pgbouncer";
 import { startStack } from "./lib/stack";
@@ -10,14 +10,22 @@ import { startStack } from "./lib/stack";
  * PAYMENT_PROVIDER_URL are set). Stops at the first failing step.
  */
 const timings: string[] = [];
-function step(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
+/**
+ * Runs one step. Asynchronously on purpose: the stack's processes (PgBouncer, the provider) write
+ * their output into pipes this process reads; a blocked event loop (spawnSync) lets a pipe fill,
+ * and PgBouncer then stops in the middle of a write with every test's connection waiting on it.
+ */
+async function step(name: string, command: string, args: string[], env: Record<string, string> = {}) {
   const started = Date.now();
   console.log(`\n▶ ${name}: ${command} ${args.join(" ")}`);
-  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once("exit", (c, s) => resolve([c, s])),
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   timings.push(`${name} ${seconds}s`);
-  if (result.status !== 0) {
-    console.error(`\n✖ ${name} failed (exit ${result.status ?? result.signal}) after ${seconds}s`);
+  if (code !== 0) {
+    console.error(`\n✖ ${name} failed (exit ${code ?? signal}) after ${seconds}s`);
     throw new StepFailed();
   }
 }
@@ -31,8 +39,8 @@ try {
     console.error(`\n✖ ${browser.message}`);
     throw new StepFailed();
   }
-  step("lint", "npm", ["run", "--silent", "lint"]);
-  step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
+  await step("lint", "npm", ["run", "--silent", "lint"]);
+  await step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
   // Through PgBouncer in transaction mode whenever it is installed (CI requires it): the shape a
   // deployment has. Without it (a machine with only Node) the suite talks to PostgreSQL directly.
   const pgbouncer = pgbouncerForTests();
@@ -40,14 +48,10 @@ try {
   const stack = await startStack("test", {
     pgbouncer,
     pgbouncerPort: Number(process.env.PGBOUNCER_PORT ?? 0),
-    // Vitest runs files in parallel, each with its pools, processes and interactive transactions:
-    // PgBouncer's default of 20 server connections per database starves them (measured: hooks
-    // timing out waiting to log in). A deployment sizes this to its instances the same way.
-    pgbouncerSettings: { default_pool_size: 60, max_client_conn: 500 },
   });
   try {
-    step("unit + integration", bin("vitest"), ["run"], stack.env);
-    step("e2e", bin("playwright"), ["test"], stack.env);
+    await step("unit + integration", bin("vitest"), ["run"], stack.env);
+    await step("e2e", bin("playwright"), ["test"], stack.env);
   } finally {
     await stack.stop();
   }

@@ -75,15 +75,7 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
     createPostgresUser: pgUser !== undefined, // as non-root it would try (and fail) to run useradd
     // UTF8 even when the shell has no locale; skipping initdb's fsync saves ~25% of a cold start.
     initdbFlags: ["--encoding=UTF8", "--locale=C", "--no-sync"],
-    // Room for the pooler's server connections beside the direct ones (providers, migrations).
-    postgresFlags: [
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "max_connections=200",
-    ],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
     onLog: (message) => appendFileSync(logFile, message),
     onError: (error) => appendFileSync(logFile, `${String(error)}\n`),
   });
