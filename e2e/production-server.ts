@@ -10,12 +10,16 @@ if (!base)
   throw new Error("DATABASE_URL is not set: the production e2e server makes its database beside it.");
 const url = new URL(base);
 const name = `${url.pathname.slice(1) || "postgres"}_production_e2e`;
-const admin = new pg.Client({ connectionString: base });
+// Databases are made and migrated on a session of their own (DIRECT_DATABASE_URL), not through
+// the pooler, when the tests run behind one.
+const direct = process.env.DIRECT_DATABASE_URL ? new URL(process.env.DIRECT_DATABASE_URL) : null;
+const admin = new pg.Client({ connectionString: (direct ?? url).toString() });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 await admin.query(`CREATE DATABASE "${name}"`);
 await admin.end();
 url.pathname = `/${name}`;
+if (direct) direct.pathname = `/${name}`;
 
 const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
   stdio: "inherit",
@@ -23,6 +27,7 @@ const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
     ...process.env,
     APP_ENV: "production",
     DATABASE_URL: url.toString(),
+    ...(direct ? { DIRECT_DATABASE_URL: direct.toString() } : {}),
     ADMIN_TOKEN: randomBytes(24).toString("base64url"),
     SESSION_SECRET: randomBytes(32).toString("base64url"),
     BACKGROUND_JOBS: "off",
