@@ -190,7 +190,9 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
       if ("data" in decision.body) {
         const replay = new StoredReplay(decision.body.data);
         const result = await next({ ctx: { idempotency: replay } });
-        if (!replay.taken) throw new Error(`the resolver of ${o.procedure} is not wrapped in replayable()`);
+        // A resolver that answered without taking the replay ran its handler: a wiring bug.
+        if (result.ok && !replay.taken)
+          throw new Error(`the resolver of ${o.procedure} is not wrapped in replayable()`);
         return result;
       }
       const { code, message, details } = decision.body.error;

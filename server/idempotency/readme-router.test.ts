@@ -31,7 +31,16 @@ const ZCharge = z.object({ orderRef: z.string(), amount: z.number().int(), slowM
 type TCharge = z.infer<typeof ZCharge>;
 const chargeOnce = idempotent<TCharge>({ procedure: CHARGE, fields: ["orderRef", "amount"] });
 
+const unguarded = idempotent<TCharge>({ procedure: "shop.unguarded", fields: ["orderRef", "amount"] });
+
 const shopRouter = t.router({
+  // Wired without replayable(): a replay would run the handler again, so the middleware refuses it.
+  unwrapped: keyed
+    .input(ZCharge)
+    .use(({ ctx, input, next }) =>
+      unguarded({ ctx, input, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
+    )
+    .mutation(({ input }) => ({ amount: input.amount })),
   store: t.router({
     checkout: t.router({
       pay: keyed
@@ -101,6 +110,19 @@ describe("a second router, mounted as the README says", () => {
     const other = await pay(key, { orderRef, amount: 900 });
     expect(other.error?.code).toBe("UNPROCESSABLE_CONTENT");
     expect(await chargesFor(orderRef)).toBe(1);
+  });
+
+  it("refuses to answer a replay through a resolver not wrapped in replayable()", async () => {
+    const key = randomUUID();
+    const ctx = () => ({
+      prisma: db(),
+      account: { id: account.id },
+      reqHeaders: new Headers({ "idempotency-key": key }),
+      resHeaders: new Headers(),
+    });
+    const input = { orderRef: randomUUID(), amount: 1 };
+    expect(await createCaller(ctx()).unwrapped(input)).toEqual({ amount: 1 });
+    await expect(createCaller(ctx()).unwrapped(input)).rejects.toThrow(/not wrapped in replayable/);
   });
 
   it("answers 409 with Retry-After while the first request is in flight", async () => {
