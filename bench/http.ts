@@ -37,6 +37,11 @@ const dbUrl = (name: string) => {
 };
 let postmasterPid: number | undefined;
 if (database.embedded) postmasterPid = await enableStatementStats();
+// The in-process variants use the app's modules, which read the environment once, on import
+// (the payment limit's own pool among them): point them at the bench's database first.
+process.env.DATABASE_URL = dbUrl("checkout");
+process.env.RATE_LIMIT_PAYMENTS_PER_MINUTE ??= "1000000";
+process.env.RATE_LIMIT_ORDERS_PER_MINUTE ??= "1000000";
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(dbUrl("checkout"));
 const { createPrismaClient } = await import("../server/db");
