@@ -13,12 +13,19 @@ it.beforeAll(async ({ provider: running }) => {
   account = await createTestAccount("concurrent");
 });
 
-/** A currency no other test uses, so this file's sums are its own; house accounts do not exist yet. */
-function freshCurrency(): string {
-  const letters = randomUUID()
-    .replace(/[^a-f]/g, "")
-    .toUpperCase();
-  return `Q${letters.slice(0, 2).padEnd(2, "A")}`;
+/**
+ * A currency no test has used on this database, so this file's sums are its own and its house
+ * accounts do not exist yet (the database may be a developer's, kept between runs).
+ */
+async function freshCurrency(): Promise<string> {
+  const [row] = await db().$queryRaw<{ code: string }[]>`
+    SELECT 'Q' || chr(65 + a) || chr(65 + b) AS code
+      FROM generate_series(0, 25) a, generate_series(0, 25) b
+     WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts WHERE currency = 'Q' || chr(65 + a) || chr(65 + b))
+       AND NOT EXISTS (SELECT 1 FROM orders WHERE currency = 'Q' || chr(65 + a) || chr(65 + b))
+     ORDER BY random() LIMIT 1`;
+  if (!row) throw new Error("no unused Q.. currency left on this database");
+  return row.code;
 }
 
 async function orderIn(currency: string, amount: number): Promise<string> {
@@ -33,7 +40,7 @@ async function orderIn(currency: string, amount: number): Promise<string> {
 
 describe("32 payments at once in one currency (no hot rows, decision 0015)", () => {
   it("books each once; the ledger balances; every account's balance is the sum of its entries", async () => {
-    const currency = freshCurrency();
+    const currency = await freshCurrency();
     const amounts = Array.from({ length: 32 }, (_, i) => 100 + i);
     const orders = await Promise.all(amounts.map((a) => orderIn(currency, a)));
     // The currency's first payments: all of them find its house accounts missing at once.
