@@ -89,10 +89,22 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.idempotency_keys (
 
 /** Creates the schema and tables if missing. Safe to run from several processes at once. */
 export async function ensureSchema(pool: Pool): Promise<void> {
-  await inTransaction(pool, async (client) => {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...SCHEMA_LOCK]);
     await client.query(DDL);
-  });
+    await client.query("COMMIT");
+  } catch (err) {
+    // A connection whose transaction could not end is dropped, not pooled.
+    const ended = await client.query("ROLLBACK").then(
+      () => true,
+      () => false,
+    );
+    client.release(!ended);
+    throw err;
+  }
+  client.release();
 }
 
 export function newChargeId(): string {
@@ -156,28 +168,23 @@ export async function createChargeOnce(
   },
 ): Promise<ChargeOnceResult> {
   try {
-    return await inTransaction(pool, async (client) => {
-      const lock = await client.query<{ locked: boolean }>(
-        "SELECT pg_try_advisory_xact_lock($1::bigint) AS locked",
-        [keyLockId(args.key)],
-      );
-      if (lock.rows[0]?.locked !== true) return { kind: "in_flight" };
-
-      // A key past retention is forgotten under the lock, so the request below runs as new.
-      if (args.retentionSeconds !== undefined) {
-        await client.query(
-          `DELETE FROM ${SCHEMA}.idempotency_keys
-            WHERE key = $1 AND created_at <= clock_timestamp() - make_interval(secs => $2)`,
-          [args.key, args.retentionSeconds],
-        );
-      }
+    // Four round trips for a new charge (BEGIN with the lock, the key's lookup, the charge, the
+    // key with COMMIT): each one costs as much as the SQL it carries on a busy machine.
+    return await inTransaction(pool, keyLockId(args.key), async (client) => {
+      // A key past retention is forgotten under the lock, so the request below runs as new. The
+      // lookup sees the statement's snapshot, from before the delete: a deleted row is skipped.
       const existing = await client.query<{
         request_fingerprint: string;
         response_status: number;
         response_body: unknown;
       }>(
-        `SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys WHERE key = $1`,
-        [args.key],
+        `WITH forgotten AS (
+           DELETE FROM ${SCHEMA}.idempotency_keys
+            WHERE key = $1 AND $2::int IS NOT NULL AND created_at <= clock_timestamp() - make_interval(secs => $2::int)
+           RETURNING key)
+         SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys
+          WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM forgotten)`,
+        [args.key, args.retentionSeconds ?? null],
       );
       const done = existing.rows[0];
       if (done) {
@@ -209,12 +216,15 @@ export async function createChargeOnce(
       if (!row) throw new Error("INSERT … RETURNING returned no row");
       const charge = toChargeRow(row);
       const response = args.render(charge);
+      // The key and COMMIT in one simple query (so its values are escaped literals, not parameters).
+      const literal = (v: string) => client.escapeLiteral(v);
       await client.query(
         `INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [args.key, args.fingerprint, charge.id, response.status, JSON.stringify(response.body)],
+         VALUES (${literal(args.key)}, ${literal(args.fingerprint)}, ${literal(charge.id)}, ${Number(response.status)},
+                 ${literal(JSON.stringify(response.body))}::json);
+         COMMIT`,
       );
-      return { kind: "created", charge, response };
+      return { kind: "created", charge, response, committed: true };
     });
   } catch (err) {
     // Backstop: the key table's primary key makes a second charge for one live key impossible
@@ -273,15 +283,32 @@ export async function listCharges(
   return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };
 }
 
-async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` holding the key's transaction-scoped advisory lock; `in_flight` when another
+ * request holds it. `work` may end with its own COMMIT (`committed: true`) to save a round trip.
+ */
+async function inTransaction(
+  pool: Pool,
+  lockId: string,
+  work: (client: PoolClient) => Promise<ChargeOnceResult & { committed?: boolean }>,
+): Promise<ChargeOnceResult> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // READ COMMITTED explicitly: after taking a key lock, the next statement must
-    // see what the previous holder committed.
-    await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-    const result = await work(client);
-    await client.query("COMMIT");
+    // READ COMMITTED explicitly: after taking the key lock, the next statement must see what the
+    // previous holder committed. BEGIN and the lock travel in one simple query; the lock id is
+    // a bigint we computed, so it is written as a number.
+    if (!/^-?\d+$/.test(lockId)) throw new Error(`not a lock id: ${lockId}`);
+    const results = (await client.query(
+      `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${lockId}::bigint) AS locked`,
+    )) as unknown as { rows: { locked?: boolean }[] }[];
+    const locked = results[1]?.rows[0]?.locked === true;
+    const result = locked ? await work(client) : ({ kind: "in_flight" } as const);
+    if (!("committed" in result && result.committed)) await client.query("COMMIT");
+    if ("committed" in result) {
+      const { committed: _, ...rest } = result;
+      return rest as ChargeOnceResult;
+    }
     return result;
   } catch (err) {
     try {
