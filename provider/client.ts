@@ -3,6 +3,8 @@
  * the fake provider in this folder. A real provider can replace it by
  * implementing PaymentProvider.
  */
+import http from "node:http";
+import https from "node:https";
 import { z } from "zod";
 
 export interface Charge {
@@ -142,24 +144,22 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
     const what = `${method} ${path}`;
     const headers: Record<string, string> = { accept: "application/json", ...init.headers };
     if (opts.secret) headers.authorization = `Bearer ${opts.secret}`;
-    if (init.body !== undefined) headers["content-type"] = "application/json";
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
     try {
-      const res = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const text = await res.text();
-      let body: unknown = null;
+      const answer = await send(`${baseUrl}${path}`, method, headers, body, timeoutMs);
+      let parsed: unknown = null;
       try {
-        body = text ? JSON.parse(text) : null;
+        parsed = answer.text ? JSON.parse(answer.text) : null;
       } catch {
         // Left null: callers treat an unparseable answer per status.
       }
-      return { status: res.status, headers: res.headers, body } satisfies HttpAnswer;
+      return { status: answer.status, headers: answer.headers, body: parsed } satisfies HttpAnswer;
     } catch (err) {
-      if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
+      if (err instanceof TimeoutError) {
         throw new ProviderError(`${what}: no answer within ${timeoutMs} ms`, { kind: "timeout", cause: err });
       }
       const reason = err instanceof Error ? describeNetworkError(err) : String(err);
@@ -248,7 +248,62 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Number(value.trim()) * 1000;
 }
 
+class TimeoutError extends Error {
+  override name = "TimeoutError";
+}
+
+// node:http with kept-alive connections rather than fetch: a payment makes one provider call,
+// and fetch's streams and signals cost more CPU than the call's own work (docs/benchmarks.md).
+// An idle connection is closed after 4 s, before a server's usual 5 s keep-alive timeout can
+// close it under a request that was just sent.
+const keepAlive = { keepAlive: true, timeout: 4000 };
+const agents = { "http:": new http.Agent(keepAlive), "https:": new https.Agent(keepAlive) };
+
+/** One request; the timeout covers the whole exchange, the answer's body included. */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const transport = target.protocol === "https:" ? https : http;
+    const req = transport.request(target, { method, headers, agent: agents[target.protocol as "http:"] });
+    const timer = setTimeout(
+      () => req.destroy(new TimeoutError(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    req.on("error", fail);
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", fail);
+      res.on("end", () => {
+        clearTimeout(timer);
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: answerHeaders,
+          text: Buffer.concat(chunks).toString("utf8"),
+        });
+      });
+    });
+    req.end(body);
+  });
+}
+
 function describeNetworkError(err: Error): string {
+  const own = (err as NodeJS.ErrnoException).code;
+  if (own) return `${own}: ${err.message}`;
   const cause = err.cause;
   if (cause instanceof Error) {
     const code = (cause as NodeJS.ErrnoException).code;
