@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { requireDatabaseUrl } from "./env";
+import { env, requireDatabaseUrl } from "./env";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { errorField, logger } from "./log";
 
@@ -25,13 +26,35 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   return pool;
 }
 
-export function createPrismaClient(connectionString: string): PrismaClient {
+export function createPrismaClient(
+  connectionString: string,
+  opts: { preparedStatements?: boolean } = { preparedStatements: env.DATABASE_PREPARED_STATEMENTS === "on" },
+): PrismaClient {
+  const statementNameGenerator = opts.preparedStatements ? statementNames() : undefined;
   return new PrismaClient({
-    adapter: new PrismaPg(createPool(connectionString)),
+    adapter: new PrismaPg(createPool(connectionString), { statementNameGenerator }),
     // A burst waits for a free connection as long as the pool itself would (Prisma's default
     // is 2 s), instead of failing with a 500 while the database is merely busy.
     transactionOptions: { maxWait: 10_000 },
   });
+}
+
+/**
+ * Names a statement after its text, so node-postgres prepares it once per connection and the
+ * server reuses its parse and plan. Bounded: SQL whose text varies (lists of any length) would
+ * otherwise fill every connection's statement cache; past the bound, statements go unnamed.
+ */
+export function statementNames(max = 500): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < max) {
+      name = `s_${createHash("sha1").update(sql).digest("base64url")}`;
+      names.set(sql, name);
+    }
+    // "" is node-postgres's unnamed statement: parsed and planned on every call.
+    return name ?? "";
+  };
 }
 
 // One client per process; Next's dev server reloads modules, so keep it on globalThis.

@@ -14,6 +14,12 @@ const ZEnv = z
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
+    /**
+     * Named (server-side) prepared statements: parsed and planned once per connection. Only for
+     * a direct connection, or PgBouncer 1.21+ with max_prepared_statements; off by default
+     * because PgBouncer 1.18 in transaction mode cannot follow them (docs/decisions/0041).
+     */
+    DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("off"),
     PAYMENT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** The completer's longest wait between two tries of an unfinished payment. */
     COMPLETER_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),

@@ -68,12 +68,17 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
     console.log(
       `database ${database.embedded ? "embedded" : "external"}; payment provider at ${providerUrl}`,
     );
+    // Prepared statements only where the app's connection is known to be a session of its own:
+    // the embedded database with no pooler in between (docs/decisions/0041).
+    const sessionOfItsOwn = database.embedded && appUrl === database.url && !env.DIRECT_DATABASE_URL;
     return {
       env: {
         DATABASE_URL: appUrl,
         DIRECT_DATABASE_URL: direct,
         PAYMENT_PROVIDER_URL: providerUrl,
         CHECKOUT_PARENT_PID: String(process.pid),
+        DATABASE_PREPARED_STATEMENTS:
+          process.env.DATABASE_PREPARED_STATEMENTS || (sessionOfItsOwn ? "on" : "off"),
       },
       stop,
     };

@@ -1,0 +1,60 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect } from "vitest";
+import { createContextInner } from "./context";
+import { createPrismaClient, statementNames } from "./db";
+import { createCaller } from "./root";
+import { directTestDatabaseUrl } from "./test/fixtures";
+import { createTestOrder } from "./test/payments";
+import { it } from "./test/vitest";
+
+describe("statementNames", () => {
+  it("names a statement after its text, and stops naming new texts past its bound", () => {
+    const name = statementNames(2);
+    expect(name({ sql: "SELECT 1" })).toMatch(/^s_[\w-]+$/);
+    expect(name({ sql: "SELECT 1" })).toBe(name({ sql: "SELECT 1" }));
+    expect(name({ sql: "SELECT 2" })).not.toBe(name({ sql: "SELECT 1" }));
+    // The third text is past the bound: unnamed, so parsed and planned on every call.
+    expect(name({ sql: "SELECT 3" })).toBe("");
+    expect(name({ sql: "SELECT 2" })).toMatch(/^s_/);
+  });
+});
+
+// CI runs the suite through PgBouncer 1.18 with prepared statements off; this test keeps the
+// prepared path (DATABASE_PREPARED_STATEMENTS=on, a direct connection) honest.
+it("with prepared statements, a payment and its replay run on statements prepared once per connection", async ({
+  provider,
+  account,
+}) => {
+  const prisma = createPrismaClient(directTestDatabaseUrl(), { preparedStatements: true });
+  try {
+    const order = await createTestOrder(account);
+    const key = randomUUID();
+    const create = () =>
+      createCaller(
+        createContextInner({
+          prisma,
+          provider: provider.client,
+          principal: {
+            account: { id: account.id, handle: account.handle, name: account.name },
+            isAdmin: false,
+          },
+          reqHeaders: new Headers({ "idempotency-key": key }),
+        }),
+      ).payments.create({ orderId: order.id, paymentMethod: "pm_card_visa" });
+    const first = await create();
+    expect(first.status).toBe("succeeded");
+    expect(await create()).toEqual(first);
+
+    // One transaction is one connection: the statement run twice was prepared once, by name.
+    const prepared = await prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS one`;
+      await tx.$queryRaw`SELECT 1 AS one`;
+      return tx.$queryRaw<{ name: string }[]>`
+        SELECT name FROM pg_prepared_statements WHERE statement = ${"SELECT 1 AS one"}`;
+    });
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]?.name).toMatch(/^s_/);
+  } finally {
+    await prisma.$disconnect();
+  }
+});
