@@ -41,6 +41,8 @@ if (database.embedded) postmasterPid = await enableStatementStats();
 // (the payment limit's own pool among them): point them at the bench's database first.
 process.env.DATABASE_URL = dbUrl("checkout");
 process.env.RATE_LIMIT_PAYMENTS_PER_MINUTE ??= "1000000";
+// As `npm start` runs with its embedded database (decision 0041); `off` measures the pooler's way.
+process.env.DATABASE_PREPARED_STATEMENTS ||= "on";
 process.env.RATE_LIMIT_ORDERS_PER_MINUTE ??= "1000000";
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(dbUrl("checkout"));
@@ -81,6 +83,7 @@ const payBody = (orderId: string, method = "pm_card_visa") =>
   JSON.stringify({ orderId, paymentMethod: method });
 
 interface Measured extends LoadResult {
+  top?: string[];
   cpu?: { server: number; postgres?: number; provider: number };
   statements?: { app: number; provider: number };
   lockShare?: number;
@@ -118,6 +121,7 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
     );
     const calls = (name: string) => Number(rows.find((x) => x.datname === name)?.calls ?? 0) / r.requests;
     out.statements = { app: calls("checkout"), provider: calls("provider") };
+    if (process.env.BENCH_STATEMENTS) out.top = await topStatements(r.requests);
   }
   return out;
 }
@@ -206,10 +210,23 @@ async function conflicts(clients: number, total: number): Promise<Measured> {
   return m;
 }
 
+/** BENCH_STATEMENTS=1: where PostgreSQL's time went, per request, statement by statement. */
+async function topStatements(requests: number): Promise<string[]> {
+  const { rows } = await admin.query(
+    `SELECT d.datname, s.calls, s.total_plan_time, s.total_exec_time, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS q
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.total_plan_time + s.total_exec_time DESC LIMIT 14`,
+  );
+  return rows.map(
+    (x) =>
+      `${x.datname} calls/req ${(x.calls / requests).toFixed(2)} plan ${(x.total_plan_time / requests).toFixed(3)} exec ${(x.total_exec_time / requests).toFixed(3)} ms/req  ${x.q}`,
+  );
+}
+
 function report() {
   const fmt = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(d));
   console.log(
-    `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
+    `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  prepared statements: ${process.env.DATABASE_PREPARED_STATEMENTS}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
   );
   console.log(
     "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share |",
@@ -229,6 +246,8 @@ function report() {
       );
     else console.log("| pgbench floor | pgbench not installed |");
   }
+  for (const [name, runs] of Object.entries(results))
+    for (const r of runs) if (r.top) console.log(`\n${name}\n${r.top.join("\n")}`);
   const best = (name: string, key: "perSecond" | "p50") => {
     const xs = (results[name] ?? []).map((r) => r[key]);
     return key === "perSecond" ? Math.max(...xs) : Math.min(...xs);
@@ -313,6 +332,9 @@ async function enableStatementStats(): Promise<number> {
   const c2 = new pg.Client({ connectionString: dbUrl("checkout") });
   await c2.connect();
   await c2.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  // Planning time counts too: a large statement planned on every call costs as much as running it.
+  await c2.query("ALTER SYSTEM SET pg_stat_statements.track_planning = on");
+  await c2.query("SELECT pg_reload_conf()");
   await c2.end();
   const pidFile = join(dataDir, "postmaster.pid");
   return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
