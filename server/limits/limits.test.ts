@@ -79,3 +79,11 @@ describe("the order limit per account", () => {
     expect(await db().order.count({ where: { accountId: buyer.id } })).toBe(LIMIT);
   });
 });
+
+describe("the counters' table", () => {
+  it("writes no WAL (decision 0042): a consume never waits for a flush while it holds a counter row", async () => {
+    const [table] = await db().$queryRaw<{ relpersistence: string }[]>`
+      SELECT relpersistence::text FROM pg_class WHERE oid = 'rate_limits'::regclass`;
+    expect(table?.relpersistence).toBe("u");
+  });
+});
