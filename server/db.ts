@@ -31,12 +31,50 @@ export function createPrismaClient(
   opts: { preparedStatements?: boolean } = { preparedStatements: env.DATABASE_PREPARED_STATEMENTS === "on" },
 ): PrismaClient {
   const statementNameGenerator = opts.preparedStatements ? statementNames() : undefined;
-  return new PrismaClient({
-    adapter: new PrismaPg(createPool(connectionString), { statementNameGenerator }),
+  const pool = createPool(connectionString);
+  const client = new PrismaClient({
+    adapter: new PrismaPg(pool, { statementNameGenerator }),
     // A burst waits for a free connection as long as the pool itself would (Prisma's default
     // is 2 s), instead of failing with a 500 while the database is merely busy.
     transactionOptions: { maxWait: 10_000 },
   });
+  shareConnections(client, pool, statementNameGenerator);
+  return client;
+}
+
+const sharedPools = new WeakMap<object, { pool: pg.Pool; name?: (query: { sql: string }) => string }>();
+
+/** Lets `rawQuery` send `client`'s statements on `pool`, the pool its adapter was built on. */
+export function shareConnections(
+  client: PrismaClient,
+  pool: pg.Pool,
+  name?: (query: { sql: string }) => string,
+): void {
+  sharedPools.set(client, { pool, name });
+}
+
+// int8 as bigint, as Prisma's $queryRaw answers it; every other type as node-postgres parses it.
+const int8AsBigint = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * One autocommitted statement of the request path, sent by node-postgres on the client's own
+ * pool: the ORM's work around a raw query costs about four times the driver's (220 against 47 µs
+ * of CPU per query, measured here). A transaction client (`Tx`) has no pool of its own: its
+ * statements go through the ORM, on the transaction's connection.
+ */
+export async function rawQuery<T>(db: Db | Tx, statement: Prisma.Sql): Promise<T[]> {
+  const shared = sharedPools.get(db);
+  if (!shared) return db.$queryRaw<T[]>(statement);
+  const result = await shared.pool.query({
+    text: statement.text,
+    values: statement.values,
+    name: shared.name?.({ sql: statement.text }) || undefined,
+    types: int8AsBigint,
+  });
+  return result.rows as T[];
 }
 
 /**

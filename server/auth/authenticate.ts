@@ -1,5 +1,5 @@
 import { APIError } from "better-auth/api";
-import type { Db } from "../db";
+import { type Db, rawQuery } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { auth, SESSION_COOKIE } from "./auth";
 import { ADMIN_COOKIE, verifySession } from "./session";
@@ -33,7 +33,8 @@ export function readCookie(header: string | null, name: string): string | undefi
  */
 export async function accountForApiKey(prisma: Db, token: string): Promise<Principal["account"]> {
   // A raw join: the ORM's nested select sends two queries (counted by the cost test).
-  const [account] = await prisma.$queryRaw<{ id: string; handle: string; name: string }[]>(
+  const [account] = await rawQuery<{ id: string; handle: string; name: string }>(
+    prisma,
     accountByTokenStatement(hashToken(token)),
   );
   return account ?? null;

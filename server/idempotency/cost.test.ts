@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { authenticate } from "../auth/authenticate";
 import { createContextInner } from "../context";
-import { db } from "../db";
+import { db, shareConnections } from "../db";
 import { env } from "../env";
 import { PrismaClient } from "../generated/prisma/client";
 import { createCaller } from "../root";
@@ -66,6 +66,8 @@ beforeAll(async () => {
     }) as typeof client.query;
   });
   counted = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // As createPrismaClient does: the hot statements go past the ORM, on the same counted pool.
+  shareConnections(counted, pool);
   await counted.$queryRaw`SELECT 1`;
 });
 

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../db";
+import { type Db, rawQuery, type Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
@@ -38,7 +38,7 @@ export async function claimKey(
   p: ClaimParams,
   phase?: FirstPhaseStatement,
 ): Promise<KeyRow | undefined> {
-  const rows = await prisma.$queryRaw<KeyRow[]>(claimStatement(p, phase));
+  const rows = await rawQuery<KeyRow>(prisma, claimStatement(p, phase));
   return rows[0];
 }
 
@@ -221,7 +221,7 @@ export async function completeKeyWith(
   writes: StatementWrites,
 ): Promise<boolean> {
   try {
-    await prisma.$queryRaw(completionStatement(id, fence, status, body, writes));
+    await rawQuery(prisma, completionStatement(id, fence, status, body, writes));
     return true;
   } catch (error) {
     if (error instanceof Error && error.message.includes(`requirement failed: ${FENCE_LOST}`)) return false;

@@ -1,4 +1,5 @@
-import type { Db } from "../db";
+import { type Db, rawQuery } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { type TEnvelope, ZPaymentSucceeded } from "../outbox";
 
 /** This consumer's name in processed_messages. */
@@ -19,7 +20,9 @@ export async function issueReceipt(prisma: Db, envelope: TEnvelope): Promise<Iss
     throw new Error(`message ${envelope.messageId}: lines total ${lineTotal}, payment ${event.amount}`);
   // One statement, committed on its own: the claim and the receipt (numbered from the
   // sequence) together, one round trip instead of five (decision 0016).
-  const rows = await prisma.$queryRaw<{ number: string }[]>`
+  const rows = await rawQuery<{ number: string }>(
+    prisma,
+    Prisma.sql`
     WITH claimed AS (
       INSERT INTO processed_messages (consumer, message_id) VALUES (${RECEIPTS_CONSUMER}, ${envelope.messageId})
       ON CONFLICT DO NOTHING
@@ -33,7 +36,8 @@ export async function issueReceipt(prisma: Db, envelope: TEnvelope): Promise<Iss
            ${event.orderId}::uuid, ${event.paymentId}::uuid, ${envelope.messageId},
            ${JSON.stringify(event.lines)}::jsonb, ${event.amount}, ${event.currency}
       FROM numbered
-    RETURNING number`;
+    RETURNING number`,
+  );
   const [row] = rows;
   return row ? { issued: true, number: row.number } : { issued: false };
 }
