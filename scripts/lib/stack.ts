@@ -69,16 +69,20 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
       `database ${database.embedded ? "embedded" : "external"}; payment provider at ${providerUrl}`,
     );
     // Prepared statements only where the app's connection is known to be a session of its own:
-    // the embedded database with no pooler in between (docs/decisions/0041).
+    // the embedded database with no pooler in between (docs/decisions/0041). Never through the
+    // PgBouncer started here, whatever the environment says: Debian's 1.18 cannot follow them.
     const sessionOfItsOwn = database.embedded && appUrl === database.url && !env.DIRECT_DATABASE_URL;
+    const prepared =
+      appUrl !== database.url
+        ? "off"
+        : process.env.DATABASE_PREPARED_STATEMENTS || (sessionOfItsOwn ? "on" : "off");
     return {
       env: {
         DATABASE_URL: appUrl,
         DIRECT_DATABASE_URL: direct,
         PAYMENT_PROVIDER_URL: providerUrl,
         CHECKOUT_PARENT_PID: String(process.pid),
-        DATABASE_PREPARED_STATEMENTS:
-          process.env.DATABASE_PREPARED_STATEMENTS || (sessionOfItsOwn ? "on" : "off"),
+        DATABASE_PREPARED_STATEMENTS: prepared,
       },
       stop,
     };
