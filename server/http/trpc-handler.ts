@@ -133,10 +133,15 @@ async function answer(
         `Request bodies are limited to ${cap} bytes.`,
         paths[0],
       );
-    if (Number(req.headers.get("content-length") ?? 0) > cap) return tooLarge();
-    const body = await readCapped(req, cap);
-    if (body === null) return tooLarge();
-    request = new Request(req.url, { method: req.method, headers: req.headers, body });
+    const declared = req.headers.get("content-length");
+    if (Number(declared ?? 0) > cap) return tooLarge();
+    // A declared length within the cap is the body's length (the HTTP parser reads no more), so
+    // only a body without one (chunked) is counted as it is read, into a request of its own.
+    if (declared === null || !/^\d+$/.test(declared)) {
+      const body = await readCapped(req, cap);
+      if (body === null) return tooLarge();
+      request = new Request(req.url, { method: req.method, headers: req.headers, body });
+    }
   }
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
