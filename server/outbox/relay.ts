@@ -21,8 +21,8 @@ interface PendingRow {
 }
 
 /**
- * One pass of the relay: locks a batch of due outbox rows, publishes each and marks the
- * published ones sent, all in one transaction. The row locks (SKIP LOCKED) keep relays in other
+ * One pass of the relay: locks a batch of due outbox rows, publishes them (one statement for
+ * the batch) and marks the published ones sent, all in one transaction. The row locks (SKIP LOCKED) keep relays in other
  * processes off these rows while this one publishes them; a relay that dies before its commit
  * releases them unsent, and they are published again: at least once, never by two at a time.
  */
@@ -39,20 +39,30 @@ export async function relayOutboxBatch(
          ORDER BY created_at, id
          LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED`;
-      const sent: string[] = [];
+      const envelopes: TEnvelope[] = rows.map((row) => ({
+        messageId: row.id,
+        topic: row.topic as TTopic,
+        createdAt: row.created_at.toISOString(),
+        payload: row.payload,
+      }));
+      let sent: string[] = [];
       const failed: { id: string; error: string }[] = [];
-      for (const row of rows) {
-        const envelope: TEnvelope = {
-          messageId: row.id,
-          topic: row.topic as TTopic,
-          createdAt: row.created_at.toISOString(),
-          payload: row.payload,
-        };
-        try {
-          await deps.transport.publish(envelope);
-          sent.push(row.id);
-        } catch (error) {
-          failed.push({ id: row.id, error: error instanceof Error ? error.message : String(error) });
+      try {
+        // The batch in one statement; should it fail, one by one, so that one message that
+        // cannot be published does not hold up the others.
+        await deps.transport.publishAll(envelopes);
+        sent = envelopes.map((e) => e.messageId);
+      } catch {
+        for (const envelope of envelopes) {
+          try {
+            await deps.transport.publish(envelope);
+            sent.push(envelope.messageId);
+          } catch (error) {
+            failed.push({
+              id: envelope.messageId,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
         }
       }
       if (sent.length > 0) {

@@ -54,6 +54,8 @@ export interface Delivery {
 export interface MessageTransport {
   /** Sends the envelope to every queue its topic is routed to; throws unless all took it. */
   publish(envelope: TEnvelope): Promise<number>;
+  /** Sends every envelope to its queues in one statement; throws when it could not. */
+  publishAll(envelopes: TEnvelope[]): Promise<void>;
   /** Up to `max` deliveries, each invisible to other receivers until acked or timed out. */
   receive(queue: string, max: number): Promise<Delivery[]>;
   /** Acknowledges deliveries, one statement per queue. */
@@ -108,6 +110,17 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
           throw new Error(`queue ${queue} refused message ${envelope.messageId}`);
       }
       return queues.length;
+    },
+    async publishAll(envelopes) {
+      const jobs = envelopes.flatMap((envelope) => {
+        const queues = ROUTES[envelope.topic];
+        if (!queues) throw new Error(`no route for topic ${envelope.topic}`);
+        return queues.map((name) => ({ name, data: envelope }));
+      });
+      // One INSERT for the batch, with each queue's policy, as send() applies it. Unlike send(),
+      // insert() reports nothing: a queue missing would drop its jobs, and every process
+      // creates the routed queues when its transport starts (above).
+      if (jobs.length > 0) await boss.insert(jobs);
     },
     async receive(queue, max) {
       const jobs = await boss.fetch<unknown>(queue, { batchSize: max, includeMetadata: true });
