@@ -189,3 +189,25 @@ describe("the relay", () => {
     }
   });
 });
+
+describe("the transport's batch publish", () => {
+  it("refuses a batch for a queue that does not exist, as send() does, rather than drop it", async () => {
+    // A pg-boss schema of its own, so that deleting its receipts queue touches no other test.
+    const schema = `pgboss_gone_${randomUUID().slice(0, 8)}`;
+    const own = await startQueueTransport({ connectionString: testDatabaseUrl(), schema, ...FAST_TRANSPORT });
+    const envelope = {
+      messageId: paymentMessageId("payment.succeeded", randomUUID()),
+      topic: "payment.succeeded" as const,
+      createdAt: new Date().toISOString(),
+      payload: {},
+    };
+    try {
+      await db().$executeRawUnsafe(`SELECT "${schema}".delete_queue('receipts')`);
+      await expect(own.publishAll([envelope])).rejects.toThrow("queue receipts does not exist");
+      await expect(own.publish(envelope)).rejects.toThrow("queue receipts refused message");
+    } finally {
+      await own.stop();
+      await db().$executeRawUnsafe(`DROP SCHEMA "${schema}" CASCADE`);
+    }
+  });
+});

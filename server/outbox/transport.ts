@@ -118,8 +118,11 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
         return queues.map((name) => ({ name, data: envelope }));
       });
       // One INSERT for the batch, with each queue's policy, as send() applies it. Unlike send(),
-      // insert() reports nothing: a queue missing would drop its jobs, and every process
-      // creates the routed queues when its transport starts (above).
+      // insert() reports nothing, and a missing queue would drop its jobs silently: so each
+      // queue is looked up first (one statement per queue and pass, not per message).
+      for (const name of new Set(jobs.map((j) => j.name))) {
+        if (!(await boss.getQueue(name))) throw new Error(`queue ${name} does not exist`);
+      }
       if (jobs.length > 0) await boss.insert(jobs);
     },
     async receive(queue, max) {
