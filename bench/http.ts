@@ -167,6 +167,33 @@ for (let pass = 1; pass <= PASSES; pass++) {
     record(`409 ×${clients}`, await conflicts(clients, n(SIZES.conflict)));
   }
 }
+// The same API on the project's plain Node server (scripts/api-server.ts, no Next), beside it:
+// what Next's own per-request work adds. Its outbox is relayed by the Next server's jobs.
+const plain = await startPlainServer();
+const plainClient = httpClient(plain.url, 40);
+for (const [i, clients] of CLIENTS.entries()) {
+  const n = (s: number[]) => s[i] as number;
+  record(
+    `plain node: catalog.list ×${clients}`,
+    await closedLoop(
+      clients,
+      n(SIZES.catalog),
+      async () => (await plainClient.request("GET", "/api/trpc/catalog.list", {})).status === 200,
+    ),
+  );
+  const ids = await orders(n(SIZES.fresh));
+  record(
+    `plain node: fresh ×${clients}`,
+    await closedLoop(clients, ids.length, async (k) => {
+      const headers = { authorization: alice, "idempotency-key": randomUUID() };
+      const body = payBody(ids[k] as string);
+      return (await plainClient.request("POST", "/api/trpc/payments.create", headers, body)).status === 200;
+    }),
+  );
+}
+plainClient.close();
+plain.child.kill("SIGTERM");
+
 for (const [name, r] of Object.entries(
   await extraComparisons({
     url: dbUrl("checkout"),
@@ -262,13 +289,52 @@ function report() {
   );
   console.log(`replay ×1 p50 / fresh ×1 p50: ${byPass("replay ×1", "fresh ×1", "p50")}`);
   console.log(`409 ×1 p50 / fresh ×1 p50: ${byPass("409 ×1", "fresh ×1", "p50")}`);
+  console.log(
+    `plain node: fresh ×16 / catalog.list ×16 throughput: ${byPass("plain node: fresh ×16", "plain node: catalog.list ×16", "perSecond")}`,
+  );
   const [f1, f16] = floor;
   if (f1 && f16) {
+    console.log(
+      `plain node: fresh ×16 / pgbench ×16 tps: ${fmt(best("plain node: fresh ×16", "perSecond") / f16.tps, 3)}; fresh ×1 p50 / pgbench ×1: ${fmt(best("plain node: fresh ×1", "p50") / f1.latencyMs, 2)}`,
+    );
     console.log(
       `fresh ×16 throughput / pgbench ×16 tps: ${fmt(best("fresh ×16", "perSecond") / f16.tps, 3)}`,
     );
     console.log(`fresh ×1 p50 / pgbench ×1 latency: ${fmt(best("fresh ×1", "p50") / f1.latencyMs, 2)}`);
   }
+}
+
+async function startPlainServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/api-server.ts"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl("checkout"),
+      PAYMENT_PROVIDER_URL: provider.url,
+      PORT: "0",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      const match = /api listening on (http:\/\/\S+)/.exec(String(d));
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`scripts/api-server.ts exited with ${code}`)));
+  });
+  // Warm-up, as for the Next server.
+  const warm = httpClient(url, 4);
+  for (let i = 0; i < 50; i++) await warm.request("GET", "/api/trpc/catalog.list", {});
+  for (const id of await orders(20))
+    await warm.request(
+      "POST",
+      "/api/trpc/payments.create",
+      { authorization: alice, "idempotency-key": randomUUID() },
+      payBody(id),
+    );
+  warm.close();
+  return { child, url };
 }
 
 async function startServer(): Promise<ChildProcess> {
