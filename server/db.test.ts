@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect } from "vitest";
 import { createContextInner } from "./context";
-import { createPrismaClient, statementNames } from "./db";
+import { createPrismaClient, db, rawQuery, statementNames } from "./db";
+import { Prisma } from "./generated/prisma/client";
 import { createCaller } from "./root";
 import { directTestDatabaseUrl } from "./test/fixtures";
 import { createTestOrder } from "./test/payments";
@@ -16,6 +17,17 @@ describe("statementNames", () => {
     // The third text is past the bound: unnamed, so parsed and planned on every call.
     expect(name({ sql: "SELECT 3" })).toBe("");
     expect(name({ sql: "SELECT 2" })).toMatch(/^s_/);
+  });
+});
+
+describe("rawQuery", () => {
+  it("answers what $queryRaw answers, int8 as bigint included, through the client's own pool", async () => {
+    const statement = Prisma.sql`
+      SELECT ${"a"}::text AS t, 42::int AS i, 9007199254740993::int8 AS big, '{"x":[1]}'::json AS j,
+             true AS b, NULL::text AS n, now() >= '2000-01-01'::timestamptz AS recent`;
+    const direct = await rawQuery<Record<string, unknown>>(db(), statement);
+    expect(direct).toEqual(await db().$queryRaw<Record<string, unknown>[]>(statement));
+    expect(direct[0]?.big).toBe(9007199254740993n);
   });
 });
 
