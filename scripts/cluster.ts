@@ -70,7 +70,13 @@ async function stopAll(code: number): Promise<never> {
   console.log("cluster stopped");
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopAll(0));
+// Ctrl-C reaches the whole process group, and tsx may relay it to this process again: one stop,
+// however many arrive. (With once(), a second SIGINT took Node's default and ended the process
+// in the middle of stopping, before "cluster stopped".)
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    if (!stopping) void stopAll(0);
+  });
 
 try {
   for (const [i, port] of ports.entries()) {
