@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Database, startDatabase } from "./embedded-pg";
+import { freePort } from "./guarded-process";
 
 const MODULE = fileURLToPath(new URL("./embedded-pg.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
@@ -118,7 +119,7 @@ function collect(child: ChildProcess): { out: () => string; exit: Promise<number
 describe("startDatabase (embedded)", () => {
   it("starts fresh, answers queries, and keeps data across a restart", { timeout: T }, async () => {
     const root = makeRoot();
-    const port = 55401;
+    const port = await freePort();
     let t = performance.now();
     const first = await startDatabase({ instance: "test", root, port, databases: ["checkout", "other"] });
     const coldMs = performance.now() - t;
@@ -148,7 +149,7 @@ describe("startDatabase (embedded)", () => {
     timeout: T,
   }, async () => {
     const root = makeRoot();
-    const port = 55402;
+    const port = await freePort();
     const dataDir = join(root, ".data", "pg-test");
     const child = node(`
       import pg from "pg";
@@ -187,7 +188,7 @@ describe("startDatabase (embedded)", () => {
     timeout: T,
   }, async () => {
     const root = makeRoot();
-    const port = 55403;
+    const port = await freePort();
     const dataDir = join(root, ".data", "pg-test");
     const db = await startDatabase({ instance: "test", root, port });
     const pidFile = readFileSync(join(dataDir, "postmaster.pid"), "utf8");
@@ -214,7 +215,7 @@ describe("startDatabase (embedded)", () => {
 
   it("stopOnExit: SIGTERM stops the server and exits with 143", { timeout: T }, async () => {
     const root = makeRoot();
-    const port = 55408;
+    const port = await freePort();
     const dataDir = join(root, ".data", "pg-test");
     const child = node(`
       const { startDatabase, stopOnExit } = await import(${JSON.stringify(MODULE)});
@@ -235,7 +236,7 @@ describe("startDatabase (embedded)", () => {
 
   it("reports a busy port with the server log", { timeout: T }, async () => {
     const root = makeRoot();
-    const port = 55404;
+    const port = await freePort();
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
     try {
@@ -257,7 +258,7 @@ describe("startDatabase (embedded)", () => {
       expect(statSync(locked).mode & 0o777).toBe(0o700);
       const root = join(locked, "project");
       mkdirSync(root, { mode: 0o755 });
-      const port = 55405;
+      const port = await freePort();
       const logged = vi.spyOn(console, "log");
       cleanups.push(() => logged.mockRestore());
 
@@ -303,7 +304,7 @@ describe("startDatabase (embedded)", () => {
       const root = mkdtempSync(join(tmpdir(), "embedded-pg-nobody-"));
       cleanups.push(() => rmSync(root, { recursive: true, force: true }));
       chownSync(root, nobody, nogroup);
-      const port = 55406;
+      const port = await freePort();
       const prefix =
         switchUser === "runuser"
           ? ["runuser", "-u", "nobody", "--"]
@@ -349,13 +350,14 @@ describe("startDatabase (embedded)", () => {
     cleanups.push(() => {
       delete process.env.DATABASE_URL;
     });
-    const db = await startDatabase({ instance: "test", root, port: 55407 });
+    const port = await freePort();
+    const db = await startDatabase({ instance: "test", root, port });
     expect(db.url).toBe(url);
     expect(db.embedded).toBe(false);
     await db.stop();
     expect(existsSync(join(root, ".data"))).toBe(false);
     await expect(
-      query("postgresql://postgres:postgres@127.0.0.1:55407/postgres", "select 1"),
+      query(`postgresql://postgres:postgres@127.0.0.1:${port}/postgres`, "select 1"),
     ).rejects.toThrow(/ECONNREFUSED/);
   });
 });
