@@ -170,7 +170,7 @@ export async function createChargeOnce(
   try {
     // Four round trips for a new charge (BEGIN with the lock, the key's lookup, the charge, the
     // key with COMMIT): each one costs as much as the SQL it carries on a busy machine.
-    return await inTransaction(pool, keyLockId(args.key), async (client) => {
+    return await inTransaction(pool, keyLockId(args.key), async (client, commitWith) => {
       // A key past retention is forgotten under the lock, so the request below runs as new. The
       // lookup sees the statement's snapshot, from before the delete: a deleted row is skipped.
       const existing = await client.query<{
@@ -216,15 +216,13 @@ export async function createChargeOnce(
       if (!row) throw new Error("INSERT … RETURNING returned no row");
       const charge = toChargeRow(row);
       const response = args.render(charge);
-      // The key and COMMIT in one simple query (so its values are escaped literals, not parameters).
       const literal = (v: string) => client.escapeLiteral(v);
-      await client.query(
+      await commitWith(
         `INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
          VALUES (${literal(args.key)}, ${literal(args.fingerprint)}, ${literal(charge.id)}, ${Number(response.status)},
-                 ${literal(JSON.stringify(response.body))}::json);
-         COMMIT`,
+                 ${literal(JSON.stringify(response.body))}::json)`,
       );
-      return { kind: "created", charge, response, committed: true };
+      return { kind: "created", charge, response };
     });
   } catch (err) {
     // Backstop: the key table's primary key makes a second charge for one live key impossible
@@ -285,12 +283,13 @@ export async function listCharges(
 
 /**
  * Runs `work` holding the key's transaction-scoped advisory lock; `in_flight` when another
- * request holds it. `work` may end with its own COMMIT (`committed: true`) to save a round trip.
+ * request holds it. `commitWith(sql)` sends work's last statement and COMMIT in one simple query
+ * (its values written as escaped literals), saving a round trip.
  */
 async function inTransaction(
   pool: Pool,
   lockId: string,
-  work: (client: PoolClient) => Promise<ChargeOnceResult & { committed?: boolean }>,
+  work: (client: PoolClient, commitWith: (sql: string) => Promise<void>) => Promise<ChargeOnceResult>,
 ): Promise<ChargeOnceResult> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -303,12 +302,13 @@ async function inTransaction(
       `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${lockId}::bigint) AS locked`,
     )) as unknown as { rows: { locked?: boolean }[] }[];
     const locked = results[1]?.rows[0]?.locked === true;
-    const result = locked ? await work(client) : ({ kind: "in_flight" } as const);
-    if (!("committed" in result && result.committed)) await client.query("COMMIT");
-    if ("committed" in result) {
-      const { committed: _, ...rest } = result;
-      return rest as ChargeOnceResult;
-    }
+    let committed = false;
+    const commitWith = async (sql: string) => {
+      await client.query(`${sql}; COMMIT`);
+      committed = true;
+    };
+    const result: ChargeOnceResult = locked ? await work(client, commitWith) : { kind: "in_flight" };
+    if (!committed) await client.query("COMMIT");
     return result;
   } catch (err) {
     try {
