@@ -71,11 +71,11 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
     // Prepared statements only where the app's connection is known to be a session of its own:
     // the embedded database with no pooler in between (docs/decisions/0041). Never through the
     // PgBouncer started here, whatever the environment says: Debian's 1.18 cannot follow them.
-    const sessionOfItsOwn = database.embedded && appUrl === database.url && !env.DIRECT_DATABASE_URL;
     const prepared =
       appUrl !== database.url
         ? "off"
-        : process.env.DATABASE_PREPARED_STATEMENTS || (sessionOfItsOwn ? "on" : "off");
+        : process.env.DATABASE_PREPARED_STATEMENTS ||
+          (database.embedded && !env.DIRECT_DATABASE_URL ? "on" : "off");
     return {
       env: {
         DATABASE_URL: appUrl,
