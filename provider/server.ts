@@ -213,18 +213,16 @@ export function createProviderServer(options: ProviderServerOptions): Server {
     const result = await createChargeOnce(options.pool, {
       key: key.data,
       fingerprint: fingerprint(params),
-      decide: async () => {
-        if (outcome.delay) await sleep(slowCardMs);
-        return {
-          amount: params.amount,
-          currency: params.currency,
-          paymentMethod: params.payment_method,
-          metadata: params.metadata ?? {},
-          status: outcome.status,
-          failureCode: outcome.failureCode,
-          failureMessage: outcome.failureMessage,
-        };
+      charge: {
+        amount: params.amount,
+        currency: params.currency,
+        paymentMethod: params.payment_method,
+        metadata: params.metadata ?? {},
+        status: outcome.status,
+        failureCode: outcome.failureCode,
+        failureMessage: outcome.failureMessage,
       },
+      holdMs: outcome.delay ? slowCardMs : 0,
       render: renderCreated,
       retentionSeconds: options.keyRetentionSeconds,
     });

@@ -9,6 +9,7 @@
  * behind, and a concurrent duplicate that cannot take the lock is "in flight".
  */
 import { createHash, randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool, PoolClient } from "pg";
 
 export const SCHEMA = "payment_provider";
@@ -148,81 +149,119 @@ function toChargeRow(row: ChargeDbRow): ChargeRow {
 }
 
 /**
+ * One statement does a charge's whole idempotent step: take the key's advisory lock (without
+ * waiting), forget the key if it is past retention, look it up, and, when it is new, insert the
+ * charge and the key row with its stored response. In autocommit it is its own transaction.
+ *
+ * Its snapshot is taken before the lock: if the lock's previous holder commits in between, the
+ * lookup misses its key and the key's primary key rejects the whole statement (23505), which is
+ * answered as in flight; the retry replays. `$10` false runs the lookup alone.
+ */
+const CHARGE_ONCE = `
+WITH lock AS (SELECT pg_try_advisory_xact_lock($1::bigint) AS held),
+forgotten AS (
+  DELETE FROM ${SCHEMA}.idempotency_keys
+   WHERE key = $2 AND (SELECT held FROM lock) AND $4::int IS NOT NULL
+     AND created_at <= clock_timestamp() - make_interval(secs => $4::int)
+  RETURNING key),
+existing AS (
+  SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys
+   WHERE key = $2 AND (SELECT held FROM lock) AND NOT EXISTS (SELECT 1 FROM forgotten)),
+charge AS (
+  INSERT INTO ${SCHEMA}.charges
+    (id, amount, currency, payment_method, status, failure_code, failure_message,
+     idempotency_key, request_fingerprint, metadata, created_at)
+  SELECT $5, $6, $7, $8, $9, $11, $12, $2, $3, $13::jsonb, $14
+   WHERE $10 AND (SELECT held FROM lock) AND NOT EXISTS (SELECT 1 FROM existing)
+  RETURNING id),
+stored AS (
+  INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
+  SELECT $2, $3, id, $15, $16::json FROM charge
+  RETURNING key)
+SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM stored)::int AS stored,
+       e.request_fingerprint, e.response_status, e.response_body
+  FROM (SELECT 1) AS one LEFT JOIN existing AS e ON true`;
+
+interface ChargeOnceRow {
+  held: boolean;
+  stored: number;
+  request_fingerprint: string | null;
+  response_status: number | null;
+  response_body: unknown;
+}
+
+/**
  * Runs one charge creation exactly once per idempotency key.
  *
  * - another request holds the key right now → `in_flight` (nothing done);
  * - the key completed before → `replayed` with the stored response, or
  *   `mismatch` when the fingerprint of the parameters differs;
- * - otherwise `decide()` runs (it may take time: the key stays locked), and the
- *   charge plus the key row with `render(charge)` commit in one transaction.
+ * - otherwise the charge and the key row with `render(charge)` commit together: in one round
+ *   trip, or, when `holdMs` is set (a slow card), in a transaction that keeps the key locked
+ *   while it waits.
  */
 export async function createChargeOnce(
   pool: Pool,
   args: {
     key: string;
     fingerprint: string;
-    decide: () => Promise<NewCharge>;
+    charge: NewCharge;
+    /** How long the provider "thinks" before answering, the key held in flight meanwhile. */
+    holdMs?: number;
     render: (charge: ChargeRow) => StoredResponse;
     /** Keys older than this are forgotten: the request runs as new. Default: kept forever. */
     retentionSeconds?: number;
   },
 ): Promise<ChargeOnceResult> {
+  const charge: ChargeRow = {
+    ...args.charge,
+    id: newChargeId(),
+    idempotencyKey: args.key,
+    // The provider's clock, so the response can be rendered before the one statement runs.
+    createdAt: new Date(),
+  };
+  const response = args.render(charge);
+  const params = (insert: boolean) => [
+    keyLockId(args.key),
+    args.key,
+    args.fingerprint,
+    args.retentionSeconds ?? null,
+    charge.id,
+    charge.amount,
+    charge.currency,
+    charge.paymentMethod,
+    charge.status,
+    insert,
+    charge.failureCode,
+    charge.failureMessage,
+    JSON.stringify(charge.metadata),
+    charge.createdAt,
+    response.status,
+    JSON.stringify(response.body),
+  ];
+  const outcome = (row: ChargeOnceRow | undefined): ChargeOnceResult | null => {
+    if (!row) throw new Error("the charge statement returned no row");
+    if (!row.held) return { kind: "in_flight" };
+    if (row.stored === 1) return { kind: "created", charge, response };
+    if (row.request_fingerprint === null) return null;
+    if (row.request_fingerprint !== args.fingerprint) return { kind: "mismatch" };
+    return { kind: "replayed", response: { status: Number(row.response_status), body: row.response_body } };
+  };
   try {
-    // Four round trips for a new charge (BEGIN with the lock, the key's lookup, the charge, the
-    // key with COMMIT): each one costs as much as the SQL it carries on a busy machine.
-    return await inTransaction(pool, keyLockId(args.key), async (client, commitWith) => {
-      // A key past retention is forgotten under the lock, so the request below runs as new. The
-      // lookup sees the statement's snapshot, from before the delete: a deleted row is skipped.
-      const existing = await client.query<{
-        request_fingerprint: string;
-        response_status: number;
-        response_body: unknown;
-      }>(
-        `WITH forgotten AS (
-           DELETE FROM ${SCHEMA}.idempotency_keys
-            WHERE key = $1 AND $2::int IS NOT NULL AND created_at <= clock_timestamp() - make_interval(secs => $2::int)
-           RETURNING key)
-         SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys
-          WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM forgotten)`,
-        [args.key, args.retentionSeconds ?? null],
-      );
-      const done = existing.rows[0];
-      if (done) {
-        if (done.request_fingerprint !== args.fingerprint) return { kind: "mismatch" };
-        return { kind: "replayed", response: { status: done.response_status, body: done.response_body } };
-      }
-
-      const input = await args.decide();
-      const inserted = await client.query<ChargeDbRow>(
-        `INSERT INTO ${SCHEMA}.charges
-           (id, amount, currency, payment_method, status, failure_code, failure_message,
-            idempotency_key, request_fingerprint, metadata, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp())
-         RETURNING ${CHARGE_COLUMNS}`,
-        [
-          newChargeId(),
-          input.amount,
-          input.currency,
-          input.paymentMethod,
-          input.status,
-          input.failureCode,
-          input.failureMessage,
-          args.key,
-          args.fingerprint,
-          JSON.stringify(input.metadata),
-        ],
-      );
-      const row = inserted.rows[0];
-      if (!row) throw new Error("INSERT … RETURNING returned no row");
-      const charge = toChargeRow(row);
-      const response = args.render(charge);
-      const literal = (v: string) => client.escapeLiteral(v);
-      await commitWith(
-        `INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
-         VALUES (${literal(args.key)}, ${literal(args.fingerprint)}, ${literal(charge.id)}, ${Number(response.status)},
-                 ${literal(JSON.stringify(response.body))}::json)`,
-      );
-      return { kind: "created", charge, response };
+    if (!args.holdMs) {
+      const result = await pool.query<ChargeOnceRow>(CHARGE_ONCE, params(true));
+      const done = outcome(result.rows[0]);
+      if (!done) throw new Error("the charge statement neither found nor stored the key");
+      return done;
+    }
+    const holdMs = args.holdMs;
+    return await inTransaction(pool, async (client) => {
+      const found = outcome((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(false))).rows[0]);
+      if (found) return found;
+      await sleep(holdMs);
+      const done = outcome((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
+      if (!done) throw new Error("the charge statement neither found nor stored the key");
+      return done;
     });
   } catch (err) {
     // Backstop: the key table's primary key makes a second charge for one live key impossible
@@ -281,34 +320,17 @@ export async function listCharges(
   return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };
 }
 
-/**
- * Runs `work` holding the key's transaction-scoped advisory lock; `in_flight` when another
- * request holds it. `commitWith(sql)` sends work's last statement and COMMIT in one simple query
- * (its values written as escaped literals), saving a round trip.
- */
+/** Runs `work` in a READ COMMITTED transaction: the key's lock, taken by its first statement, is held to COMMIT. */
 async function inTransaction(
   pool: Pool,
-  lockId: string,
-  work: (client: PoolClient, commitWith: (sql: string) => Promise<void>) => Promise<ChargeOnceResult>,
+  work: (client: PoolClient) => Promise<ChargeOnceResult>,
 ): Promise<ChargeOnceResult> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // READ COMMITTED explicitly: after taking the key lock, the next statement must see what the
-    // previous holder committed. BEGIN and the lock travel in one simple query; the lock id is
-    // a bigint we computed, so it is written as a number.
-    if (!/^-?\d+$/.test(lockId)) throw new Error(`not a lock id: ${lockId}`);
-    const results = (await client.query(
-      `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${lockId}::bigint) AS locked`,
-    )) as unknown as { rows: { locked?: boolean }[] }[];
-    const locked = results[1]?.rows[0]?.locked === true;
-    let committed = false;
-    const commitWith = async (sql: string) => {
-      await client.query(`${sql}; COMMIT`);
-      committed = true;
-    };
-    const result: ChargeOnceResult = locked ? await work(client, commitWith) : { kind: "in_flight" };
-    if (!committed) await client.query("COMMIT");
+    await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+    const result = await work(client);
+    await client.query("COMMIT");
     return result;
   } catch (err) {
     try {
