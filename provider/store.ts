@@ -95,6 +95,7 @@ export async function ensureSchema(pool: Pool): Promise<void> {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...SCHEMA_LOCK]);
     await client.query(DDL);
+    await client.query(CHARGE_ONCE_FUNCTION);
     await client.query("COMMIT");
   } catch (err) {
     // A connection whose transaction could not end is dropped, not pooled.
@@ -155,32 +156,51 @@ function toChargeRow(row: ChargeDbRow): ChargeRow {
  *
  * Its snapshot is taken before the lock: if the lock's previous holder commits in between, the
  * lookup misses its key and the key's primary key rejects the whole statement (23505), which is
- * answered as in flight; the retry replays. `$10` false runs the lookup alone.
+ * answered as in flight; the retry replays. `p_insert` false runs the lookup alone.
+ *
+ * A PL/pgSQL function, so each connection plans the statement once (planning it per call cost
+ * as much as running it), with or without a pooler in between.
  */
-const CHARGE_ONCE = `
-WITH lock AS (SELECT pg_try_advisory_xact_lock($1::bigint) AS held),
-forgotten AS (
-  DELETE FROM ${SCHEMA}.idempotency_keys
-   WHERE key = $2 AND (SELECT held FROM lock) AND $4::int IS NOT NULL
-     AND created_at <= clock_timestamp() - make_interval(secs => $4::int)
-  RETURNING key),
-existing AS (
-  SELECT request_fingerprint, response_status, response_body FROM ${SCHEMA}.idempotency_keys
-   WHERE key = $2 AND (SELECT held FROM lock) AND NOT EXISTS (SELECT 1 FROM forgotten)),
-charge AS (
-  INSERT INTO ${SCHEMA}.charges
-    (id, amount, currency, payment_method, status, failure_code, failure_message,
-     idempotency_key, request_fingerprint, metadata, created_at)
-  SELECT $5, $6, $7, $8, $9, $11, $12, $2, $3, $13::jsonb, $14
-   WHERE $10 AND (SELECT held FROM lock) AND NOT EXISTS (SELECT 1 FROM existing)
-  RETURNING id),
-stored AS (
-  INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
-  SELECT $2, $3, id, $15, $16::json FROM charge
-  RETURNING key)
-SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM stored)::int AS stored,
-       e.request_fingerprint, e.response_status, e.response_body
-  FROM (SELECT 1) AS one LEFT JOIN existing AS e ON true`;
+const CHARGE_ONCE_FUNCTION = `
+CREATE OR REPLACE FUNCTION ${SCHEMA}.charge_once(
+  p_lock bigint, p_key text, p_fingerprint text, p_retention int, p_insert boolean,
+  p_id text, p_amount bigint, p_currency text, p_method text, p_status text,
+  p_failure_code text, p_failure_message text, p_metadata jsonb, p_created_at timestamptz,
+  p_response_status int, p_response_body json)
+RETURNS TABLE (held boolean, stored int, request_fingerprint text, response_status int, response_body json)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH lock AS (SELECT pg_try_advisory_xact_lock(p_lock) AS held),
+  forgotten AS (
+    DELETE FROM ${SCHEMA}.idempotency_keys k
+     WHERE k.key = p_key AND (SELECT l.held FROM lock l) AND p_retention IS NOT NULL
+       AND k.created_at <= clock_timestamp() - make_interval(secs => p_retention)
+    RETURNING k.key),
+  existing AS (
+    SELECT k.request_fingerprint, k.response_status, k.response_body FROM ${SCHEMA}.idempotency_keys k
+     WHERE k.key = p_key AND (SELECT l.held FROM lock l) AND NOT EXISTS (SELECT 1 FROM forgotten)),
+  charge AS (
+    INSERT INTO ${SCHEMA}.charges
+      (id, amount, currency, payment_method, status, failure_code, failure_message,
+       idempotency_key, request_fingerprint, metadata, created_at)
+    SELECT p_id, p_amount, p_currency, p_method, p_status, p_failure_code, p_failure_message,
+           p_key, p_fingerprint, p_metadata, p_created_at
+     WHERE p_insert AND (SELECT l.held FROM lock l) AND NOT EXISTS (SELECT 1 FROM existing)
+    RETURNING id),
+  stored AS (
+    INSERT INTO ${SCHEMA}.idempotency_keys (key, request_fingerprint, charge_id, response_status, response_body)
+    SELECT p_key, p_fingerprint, c.id, p_response_status, p_response_body FROM charge c
+    RETURNING 1)
+  SELECT (SELECT l.held FROM lock l), (SELECT count(*) FROM stored)::int,
+         e.request_fingerprint, e.response_status, e.response_body
+    FROM (SELECT 1) AS one LEFT JOIN existing AS e ON true;
+END
+$fn$;
+`;
+
+const CHARGE_ONCE = `SELECT * FROM ${SCHEMA}.charge_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 
 interface ChargeOnceRow {
   held: boolean;
@@ -226,12 +246,12 @@ export async function createChargeOnce(
     args.key,
     args.fingerprint,
     args.retentionSeconds ?? null,
+    insert,
     charge.id,
     charge.amount,
     charge.currency,
     charge.paymentMethod,
     charge.status,
-    insert,
     charge.failureCode,
     charge.failureMessage,
     JSON.stringify(charge.metadata),
