@@ -158,8 +158,8 @@ function toChargeRow(row: ChargeDbRow): ChargeRow {
  * lookup misses its key and the key's primary key rejects the whole statement (23505), which is
  * answered as in flight; the retry replays. `p_insert` false runs the lookup alone.
  *
- * A PL/pgSQL function, so each connection plans the statement once (planning it per call cost
- * as much as running it), with or without a pooler in between.
+ * A PL/pgSQL function, so each connection parses the statement once (sent as SQL, parsing and
+ * planning it cost as much as running it), with or without a pooler in between.
  */
 const CHARGE_ONCE_FUNCTION = `
 CREATE OR REPLACE FUNCTION ${SCHEMA}.charge_once(
