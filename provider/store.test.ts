@@ -43,12 +43,24 @@ describe("createChargeOnce in one statement", () => {
 
   it("a key past retention is forgotten: the same key charges anew and names the new charge", async () => {
     const key = uniqueKey("retention");
-    const first = await createChargeOnce(pool, { key, fingerprint: "f", charge, render, retentionSeconds: 1 });
+    const first = await createChargeOnce(pool, {
+      key,
+      fingerprint: "f",
+      charge,
+      render,
+      retentionSeconds: 1,
+    });
     await pool.query(
       `UPDATE ${SCHEMA}.idempotency_keys SET created_at = created_at - interval '2 seconds' WHERE key = $1`,
       [key],
     );
-    const second = await createChargeOnce(pool, { key, fingerprint: "f", charge, render, retentionSeconds: 1 });
+    const second = await createChargeOnce(pool, {
+      key,
+      fingerprint: "f",
+      charge,
+      render,
+      retentionSeconds: 1,
+    });
     if (first.kind !== "created" || second.kind !== "created") throw new Error("expected two new charges");
     expect(second.charge.id).not.toBe(first.charge.id);
     expect(await chargesFor(key)).toEqual([first.charge.id, second.charge.id]);
@@ -89,7 +101,9 @@ describe("createChargeOnce in one statement", () => {
     const key = uniqueKey("slow");
     const slow = createChargeOnce(pool, { key, fingerprint: "f", charge, render, holdMs: 400 });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await createChargeOnce(pool, { key, fingerprint: "f", charge, render })).toEqual({ kind: "in_flight" });
+    expect(await createChargeOnce(pool, { key, fingerprint: "f", charge, render })).toEqual({
+      kind: "in_flight",
+    });
     const done = await slow;
     if (done.kind !== "created") throw new Error(`expected created, got ${done.kind}`);
     expect(await createChargeOnce(pool, { key, fingerprint: "f", charge, render, holdMs: 400 })).toEqual({
