@@ -8,6 +8,7 @@ import { createContextInner } from "../context";
 import { db, shareConnections } from "../db";
 import { env } from "../env";
 import { PrismaClient } from "../generated/prisma/client";
+import { sendLimitsThrough } from "../limits";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable } from "../test/idempotent-router";
@@ -39,6 +40,7 @@ const KINDS: [RegExp, string][] = [
   [/^\s*DELETE FROM idempotency_keys/, "delete expired"],
   [/^\s*WITH\s+settled AS \(\s*UPDATE payments/, "phase 3 + complete"],
   [/^\s*SELECT a\.id::text AS id, a\.handle/, "auth"],
+  [/^\s*INSERT INTO "rate_limits"/, "rate limit"],
   [/^\s*INSERT INTO idem_test_effects/, "business insert"],
   [/^\s*SELECT id::text FROM idem_test_effects/, "business select"],
 ];
@@ -188,9 +190,13 @@ describe("round trips to the database", () => {
 describe("round trips of payments.create, authentication included", () => {
   const FRESH_PAYMENT_TARGET = 8;
   let provider: TestProvider;
+  let restoreLimits = () => {};
   it.beforeAll(async ({ provider: running }) => {
     provider = running;
+    // The payment limit's counter is a statement of the request path too: counted here.
+    restoreLimits = sendLimitsThrough(pool);
   });
+  afterAll(() => restoreLimits());
 
   async function payCounted(key: string, input: { orderId: string; paymentMethod: string }, hold?: string) {
     const reqHeaders = new Headers({
@@ -211,11 +217,11 @@ describe("round trips of payments.create, authentication included", () => {
     }
   }
 
-  it("a fresh payment: authentication, the claim with phase 1, phase 3 with the key's completion", async () => {
+  it("a fresh payment: authentication, the claim with phase 1, the payment limit, phase 3 with the key's completion", async () => {
     const order = await createTestOrder(account);
     const input = { orderId: order.id, paymentMethod: "pm_card_visa" };
     const s = await measure("payment: fresh", () => payCounted(randomUUID(), input));
-    expect(kinds(s)).toEqual(["auth", "claim", "phase 3 + complete"]);
+    expect(kinds(s)).toEqual(["auth", "claim", "rate limit", "phase 3 + complete"]);
     expect(s.length).toBeLessThanOrEqual(FRESH_PAYMENT_TARGET);
   });
 

@@ -29,14 +29,30 @@ export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number }
 
 const holder = globalThis as unknown as { limitPool?: pg.Pool; limiters?: Map<string, RateLimiterPostgres> };
 
-function limiterFor(rule: LimitRule): RateLimiterPostgres {
+function limitPool(): pg.Pool {
   holder.limitPool ??= createPool(requireDatabaseUrl(), 3);
+  return holder.limitPool;
+}
+
+/**
+ * The limiters' statements go through `pool` until the returned function is called (the cost
+ * test counts them among a payment's round trips).
+ */
+export function sendLimitsThrough(pool: pg.Pool): () => void {
+  const previous = holder.limitPool;
+  holder.limitPool = pool;
+  return () => {
+    holder.limitPool = previous;
+  };
+}
+
+function limiterFor(rule: LimitRule): RateLimiterPostgres {
   holder.limiters ??= new Map();
   const id = `${rule.name}:${rule.points}:${rule.durationSeconds}`;
   let limiter = holder.limiters.get(id);
   if (!limiter) {
     limiter = new RateLimiterPostgres({
-      storeClient: unnamedStatements(holder.limitPool),
+      storeClient: unnamedStatements(),
       storeType: "pool",
       tableName: "rate_limits",
       tableCreated: true, // the migration owns the table
@@ -54,8 +70,9 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
  * follow from one server connection to the next ("prepared statement … already exists"): the
  * same queries, sent unnamed. With storeType "pool" the limiter only ever calls `query`.
  */
-function unnamedStatements(pool: pg.Pool): pg.Pool {
-  const query = (q: { text: string; values?: unknown[] }) => pool.query({ text: q.text, values: q.values });
+function unnamedStatements(): pg.Pool {
+  const query = (q: { text: string; values?: unknown[] }) =>
+    limitPool().query({ text: q.text, values: q.values });
   return { query } as unknown as pg.Pool;
 }
 
