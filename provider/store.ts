@@ -4,9 +4,9 @@
  *
  * Idempotency model: a request holds a transaction-scoped advisory lock on its
  * idempotency key while it runs. The charge row and the key row (with the
- * stored response) are inserted in that same transaction, so they commit
- * together or not at all; a crash mid-request leaves no half-finished key
- * behind, and a concurrent duplicate that cannot take the lock is "in flight".
+ * stored response) are inserted in one statement, so they commit together or
+ * not at all; a crash mid-request leaves no half-finished key behind, and a
+ * concurrent duplicate that cannot take the lock is "in flight".
  */
 import { createHash, randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
