@@ -12,7 +12,11 @@ server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
   if (address && typeof address === "object")
     console.log(`api listening on http://127.0.0.1:${address.port}`);
 });
+// process.on, not once: a second signal during the stop must not end the process mid-stop.
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     server.close(() => void stopFlush().then(() => process.exit(0)));
   });

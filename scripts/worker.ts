@@ -14,8 +14,13 @@ console.log(
   `worker running against ${new URL(process.env.DATABASE_URL).host}, provider ${process.env.PAYMENT_PROVIDER_URL}`,
 );
 const keepAlive = setInterval(() => {}, 60_000);
+// process.on, not once: Ctrl-C reaches the whole process group, and a second signal during the
+// stop would otherwise take Node's default and end the process mid-stop (as it did the cluster).
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     clearInterval(keepAlive);
     void stopJobs().then(() => process.exit(0));
   });

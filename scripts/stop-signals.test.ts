@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { startApiProcess, startWorkerProcess } from "../server/test/processes";
+
+// Ctrl-C reaches the whole process group, and a supervisor may send SIGTERM on top: a second
+// signal while stopping must not end the process mid-stop (exit 130 or 143 instead of 0).
+describe("a second signal while stopping", () => {
+  const env = { DATABASE_URL: process.env.DATABASE_URL ?? "", PAYMENT_PROVIDER_URL: "http://127.0.0.1:9" };
+
+  it.each([
+    ["npm run worker", () => startWorkerProcess(env)],
+    ["the plain API server", () => startApiProcess(env)],
+  ])("%s still stops cleanly, exit code 0", async (_name, start) => {
+    const started = await start();
+    // Running for a while first: the worker's queue connection starts after its ready line, and a
+    // stop before that is over too soon for a second signal to land in it.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    process.kill(started.pid, "SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    process.kill(started.pid, "SIGINT");
+    expect(await started.exited).toBe(0);
+  });
+});
