@@ -267,21 +267,20 @@ export async function createChargeOnce(
     if (row.request_fingerprint !== args.fingerprint) return { kind: "mismatch" };
     return { kind: "replayed", response: { status: Number(row.response_status), body: row.response_body } };
   };
+  // With the insert on, the statement either finds the key or stores it.
+  const settled = (row: ChargeOnceRow | undefined): ChargeOnceResult => {
+    const done = outcome(row);
+    if (!done) throw new Error("the charge statement neither found nor stored the key");
+    return done;
+  };
   try {
-    if (!args.holdMs) {
-      const result = await pool.query<ChargeOnceRow>(CHARGE_ONCE, params(true));
-      const done = outcome(result.rows[0]);
-      if (!done) throw new Error("the charge statement neither found nor stored the key");
-      return done;
-    }
+    if (!args.holdMs) return settled((await pool.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
     const holdMs = args.holdMs;
     return await inTransaction(pool, async (client) => {
       const found = outcome((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(false))).rows[0]);
       if (found) return found;
       await sleep(holdMs);
-      const done = outcome((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
-      if (!done) throw new Error("the charge statement neither found nor stored the key");
-      return done;
+      return settled((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
     });
   } catch (err) {
     // Backstop: the key table's primary key makes a second charge for one live key impossible
