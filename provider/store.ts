@@ -90,23 +90,11 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.idempotency_keys (
 
 /** Creates the schema and tables if missing. Safe to run from several processes at once. */
 export async function ensureSchema(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...SCHEMA_LOCK]);
     await client.query(DDL);
     await client.query(CHARGE_ONCE_FUNCTION);
-    await client.query("COMMIT");
-  } catch (err) {
-    // A connection whose transaction could not end is dropped, not pooled.
-    const ended = await client.query("ROLLBACK").then(
-      () => true,
-      () => false,
-    );
-    client.release(!ended);
-    throw err;
-  }
-  client.release();
+  });
 }
 
 export function newChargeId(): string {
@@ -339,11 +327,11 @@ export async function listCharges(
   return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };
 }
 
-/** Runs `work` in a READ COMMITTED transaction: the key's lock, taken by its first statement, is held to COMMIT. */
-async function inTransaction(
-  pool: Pool,
-  work: (client: PoolClient) => Promise<ChargeOnceResult>,
-): Promise<ChargeOnceResult> {
+/**
+ * Runs `work` in a READ COMMITTED transaction: advisory locks its statements take are held to
+ * COMMIT. A connection whose transaction could not end is dropped, not pooled.
+ */
+async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
