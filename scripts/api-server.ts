@@ -1,6 +1,7 @@
 import { db } from "../server/db";
 import { createApiServer } from "../server/http/node-server";
 import { startCounterFlush } from "../server/idempotency";
+import { onStopSignal } from "./lib/stop-signal";
 
 // The API without Next, for integration tests that start and SIGKILL a real server process.
 // Like a web server with BACKGROUND_JOBS=off, it flushes its own outcome counters (and once more
@@ -12,11 +13,4 @@ server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
   if (address && typeof address === "object")
     console.log(`api listening on http://127.0.0.1:${address.port}`);
 });
-// process.on, not once: a second signal during the stop must not end the process mid-stop.
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    server.close(() => void stopFlush().then(() => process.exit(0)));
-  });
+onStopSignal(() => server.close(() => void stopFlush().then(() => process.exit(0))));

@@ -7,6 +7,7 @@ import { requireBinaries } from "./lib/debian-package";
 import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
 import { waitForHealth } from "./lib/health-wait";
 import { startStack } from "./lib/stack";
+import { onStopSignal } from "./lib/stop-signal";
 
 /**
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
@@ -70,13 +71,9 @@ async function stopAll(code: number): Promise<never> {
   console.log("cluster stopped");
   process.exit(code);
 }
-// Ctrl-C reaches the whole process group, and tsx may relay it to this process again: one stop,
-// however many arrive. (With once(), a second SIGINT took Node's default and ended the process
-// in the middle of stopping, before "cluster stopped".)
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => {
-    if (!stopping) void stopAll(0);
-  });
+onStopSignal(() => {
+  if (!stopping) void stopAll(0);
+});
 
 try {
   for (const [i, port] of ports.entries()) {

@@ -1,10 +1,10 @@
-export {};
-
 /**
  * `npm run worker`: the background jobs alone, for a set-up where the web servers run with
  * BACKGROUND_JOBS=off. Without DATABASE_URL / PAYMENT_PROVIDER_URL it attaches to a running
  * `npm run dev` (its embedded database and provider ports).
  */
+import { onStopSignal } from "./lib/stop-signal";
+
 process.env.DATABASE_URL ||= "postgresql://postgres:postgres@127.0.0.1:54329/checkout";
 process.env.PAYMENT_PROVIDER_URL ||= "http://127.0.0.1:4010";
 // Imported after the defaults above, since the env module reads the environment once, on import.
@@ -14,14 +14,7 @@ console.log(
   `worker running against ${new URL(process.env.DATABASE_URL).host}, provider ${process.env.PAYMENT_PROVIDER_URL}`,
 );
 const keepAlive = setInterval(() => {}, 60_000);
-// process.on, not once: Ctrl-C reaches the whole process group, and a second signal during the
-// stop would otherwise take Node's default and end the process mid-stop (as it did the cluster).
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    clearInterval(keepAlive);
-    void stopJobs().then(() => process.exit(0));
-  });
-}
+onStopSignal(() => {
+  clearInterval(keepAlive);
+  void stopJobs().then(() => process.exit(0));
+});

@@ -19,6 +19,7 @@ import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
+import { onStopSignal } from "./stop-signal";
 
 export interface Database {
   url: string;
@@ -113,8 +114,7 @@ export function stopOnExit(db: Database): void {
       .catch((error: unknown) => console.error(error))
       .then(() => process.exit(128 + (constants.signals[signal] ?? 0)));
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  onStopSignal(onSignal);
   // "exit" cannot wait; the shutdown signal is sent synchronously and postgres finishes alone.
   process.once("exit", () => void db.stop().catch(() => {}));
 }
