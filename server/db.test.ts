@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { createContextInner } from "./context";
 import { createPrismaClient, db, rawQuery, statementNames } from "./db";
 import { Prisma } from "./generated/prisma/client";
@@ -28,6 +28,20 @@ describe("rawQuery", () => {
     const direct = await rawQuery<Record<string, unknown>>(db(), statement);
     expect(direct).toEqual(await db().$queryRaw<Record<string, unknown>[]>(statement));
     expect(direct[0]?.big).toBe(9007199254740993n);
+  });
+
+  it("goes past the ORM from another copy of this module too (Next bundles instrumentation apart)", async () => {
+    const client = createPrismaClient(directTestDatabaseUrl());
+    vi.resetModules();
+    const copy = (await import("./db")) as typeof import("./db");
+    expect(copy.rawQuery).not.toBe(rawQuery);
+    const viaOrm = vi.spyOn(client, "$queryRaw");
+    try {
+      expect(await copy.rawQuery(client, Prisma.sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+      expect(viaOrm).not.toHaveBeenCalled();
+    } finally {
+      await client.$disconnect();
+    }
   });
 });
 

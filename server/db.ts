@@ -42,7 +42,14 @@ export function createPrismaClient(
   return client;
 }
 
-const sharedPools = new WeakMap<object, { pool: pg.Pool; name?: (query: { sql: string }) => string }>();
+type SharedPool = { pool: pg.Pool; name?: (query: { sql: string }) => string };
+// One client per process (Next's dev server reloads modules), and its pool, on globalThis. Next
+// also bundles instrumentation.ts apart from the routes, each with its own copy of this module:
+// a route's copy must find the pool of the client the other copy created, or every rawQuery
+// falls back to the ORM.
+const holder = globalThis as unknown as { prisma?: PrismaClient; sharedPools?: WeakMap<object, SharedPool> };
+holder.sharedPools ??= new WeakMap();
+const sharedPools = holder.sharedPools;
 
 /** Lets `rawQuery` send `client`'s statements on `pool`, the pool its adapter was built on. */
 export function shareConnections(
@@ -94,9 +101,6 @@ export function statementNames(max = 500): (query: { sql: string }) => string {
     return name ?? "";
   };
 }
-
-// One client per process; Next's dev server reloads modules, so keep it on globalThis.
-const holder = globalThis as unknown as { prisma?: PrismaClient };
 
 export function db(): PrismaClient {
   holder.prisma ??= createPrismaClient(requireDatabaseUrl());
