@@ -100,6 +100,45 @@ describe("the receipts consumer", () => {
     expect(receipts[0]?.number).toMatch(new RegExp(`^R-\\d{4}-0*${before + 1n}$`));
   });
 
+  it("issues a batch's receipts in one statement; a message delivered twice in it is issued once", async () => {
+    const paid = [];
+    for (let i = 0; i < 3; i++) paid.push(await settledPayment(account, provider.client));
+    const ids = paid.map((p) => p.messageId);
+    await drainReceiptsQueue(transport);
+    for (const id of [...ids, ids[1] as string]) await transport.publish(await envelopeOf(id));
+    const pass = await consumeReceipts({ prisma: db(), transport }, { batchSize: 10 });
+    expect(pass).toMatchObject({ delivered: 4, issued: 3, duplicates: 1, rejected: 0 });
+    const written = await db().$queryRaw<{ message_id: string; xmin: string }[]>`
+      SELECT message_id, xmin::text FROM receipts WHERE message_id = ANY(${ids})`;
+    expect(written.map((r) => r.message_id).sort()).toEqual([...ids].sort());
+    // One transaction wrote all three: the batch's one statement.
+    expect(new Set(written.map((r) => r.xmin)).size).toBe(1);
+    for (const id of ids) expect((await deliveriesOf(id)).every((d) => d.state === "completed")).toBe(true);
+  });
+
+  it("a batch the database refuses is issued one by one: only the refused message is given back", async () => {
+    const [first, second] = [
+      await settledPayment(account, provider.client),
+      await settledPayment(account, provider.client),
+    ];
+    const envelope = await envelopeOf(first.messageId);
+    // Valid on its face, but a second receipt for the same order: the receipts' unique order refuses it.
+    const impostor = { ...envelope, messageId: `${envelope.messageId}:impostor` };
+    await drainReceiptsQueue(transport);
+    await transport.publish(envelope);
+    await transport.publish(impostor);
+    await transport.publish(await envelopeOf(second.messageId));
+    const pass = await consumeReceipts({ prisma: db(), transport }, { batchSize: 10 });
+    expect(pass).toMatchObject({ delivered: 3, issued: 2, duplicates: 0, rejected: 1 });
+    expect(await db().receipt.count({ where: { orderId: { in: [first.order.id, second.order.id] } } })).toBe(
+      2,
+    );
+    expect(await db().processedMessage.count({ where: { messageId: impostor.messageId } })).toBe(0);
+    expect((await deliveriesOf(impostor.messageId)).map((d) => d.state)).toEqual(["retry"]);
+    await db()
+      .$executeRaw`DELETE FROM pgboss.job WHERE name = 'receipts' AND data->>'messageId' = ${impostor.messageId}`;
+  });
+
   it("orders.get shows the receipt once it is issued: its number, the order's lines and total", async () => {
     const { order, payment, messageId } = await settledPayment(account, provider.client);
     const caller = createCaller(contextFor(account));

@@ -1,13 +1,13 @@
 import type { Db } from "../db";
 import { failpoint } from "../failpoints";
 import { type Delivery, type MessageTransport, type Poller, QUEUES, startPoller, ZEnvelope } from "../outbox";
-import { issueReceipt } from "./issue";
+import { type IssueOutcome, issueReceipts, type ReceiptRequest, receiptRequest } from "./issue";
 
 export interface ConsumerOptions {
   batchSize?: number;
   idleMs?: number;
 }
-export const CONSUMER_DEFAULTS = { batchSize: 10, idleMs: 500 } as const;
+export const CONSUMER_DEFAULTS = { batchSize: 50, idleMs: 500 } as const;
 
 export interface ConsumePass {
   delivered: number;
@@ -20,9 +20,9 @@ export interface ConsumePass {
 }
 
 /**
- * One pass of the receipts service: takes deliveries from its queue, issues each receipt, then
- * acknowledges them. A crash between the two leaves deliveries unacknowledged; they come back
- * after the ack timeout, and issueReceipt recognises their message ids.
+ * One pass of the receipts service: takes deliveries from its queue, issues their receipts in one
+ * statement, then acknowledges them. A crash between the two leaves deliveries unacknowledged;
+ * they come back after the ack timeout, and issueReceipts recognises their message ids.
  */
 export async function consumeReceipts(
   deps: { prisma: Db; transport: MessageTransport },
@@ -41,19 +41,49 @@ export async function consumeReceipts(
   // Acknowledged together at the end of the pass, in one statement: a crash before it brings
   // the batch back, and each message's id makes its second delivery a no-op.
   const handled: Delivery[] = [];
+  const reject = async (delivery: Delivery, error: unknown) => {
+    pass.rejected++;
+    // If even this fails, the ack timeout brings the delivery back.
+    await deps.transport.reject(delivery, error).catch(() => undefined);
+  };
+  const receipts: { delivery: Delivery; request: ReceiptRequest }[] = [];
   for (const delivery of deliveries) {
     try {
       const envelope = ZEnvelope.parse(delivery.data);
       // Only payment.succeeded is routed here; anything else is acknowledged and ignored.
-      if (envelope.topic !== "payment.succeeded") pass.ignored++;
-      else if ((await issueReceipt(deps.prisma, envelope)).issued) pass.issued++;
-      else pass.duplicates++;
-      failpoint("consumer_after_receipt");
-      handled.push(delivery);
+      if (envelope.topic !== "payment.succeeded") {
+        pass.ignored++;
+        handled.push(delivery);
+      } else receipts.push({ delivery, request: receiptRequest(envelope) });
     } catch (error) {
-      pass.rejected++;
-      // If even this fails, the ack timeout brings the delivery back.
-      await deps.transport.reject(delivery, error).catch(() => undefined);
+      await reject(delivery, error);
+    }
+  }
+  // A message delivered twice in one batch is issued once: its second delivery is a duplicate.
+  const issued = new Set<string>();
+  const count = (delivery: Delivery, messageId: string, outcome: IssueOutcome | undefined) => {
+    if (outcome?.issued && !issued.has(messageId)) {
+      issued.add(messageId);
+      pass.issued++;
+    } else pass.duplicates++;
+    failpoint("consumer_after_receipt");
+    handled.push(delivery);
+  };
+  // The batch in one statement; should it fail, one by one, so that one message the database
+  // refuses does not hold up the others.
+  const batch = await issueReceipts(
+    deps.prisma,
+    receipts.map((r) => r.request),
+  ).catch(() => null);
+  for (const { delivery, request } of receipts) {
+    if (batch) count(delivery, request.messageId, batch.get(request.messageId));
+    else {
+      try {
+        const outcome = (await issueReceipts(deps.prisma, [request])).get(request.messageId);
+        count(delivery, request.messageId, outcome);
+      } catch (error) {
+        await reject(delivery, error);
+      }
     }
   }
   if (handled.length > 0) await deps.transport.ack(handled);
