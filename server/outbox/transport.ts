@@ -23,6 +23,8 @@ export interface TransportOptions {
   schema?: string;
   ackTimeoutSeconds?: number;
   retryDelaySeconds?: number;
+  /** Double the delay after each failed delivery (from retryDelaySeconds), or keep it flat. */
+  retryBackoff?: boolean;
   retryLimit?: number;
   /** How often some process looks for unacknowledged deliveries past their timeout. */
   maintenanceIntervalSeconds?: number;
@@ -35,6 +37,7 @@ export const TRANSPORT_DEFAULTS = {
   schema: "pgboss",
   ackTimeoutSeconds: 60,
   retryDelaySeconds: 5,
+  retryBackoff: true,
   // With exponential backoff from 5 s, the last of 12 redeliveries comes hours later; the
   // reconciler reports a payment still without its receipt long before that.
   retryLimit: 12,
@@ -87,7 +90,7 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
         name: queue,
         retryLimit: o.retryLimit,
         retryDelay: o.retryDelaySeconds,
-        retryBackoff: true,
+        retryBackoff: o.retryBackoff,
         expireInSeconds: o.ackTimeoutSeconds,
         ...(DEAD_LETTER[queue] ? { deadLetter: DEAD_LETTER[queue] } : {}),
       };

@@ -8,6 +8,9 @@ import type { TransportOptions } from "../../outbox/transport";
 export const FAST_TRANSPORT: Omit<TransportOptions, "connectionString"> = {
   ackTimeoutSeconds: 1,
   retryDelaySeconds: 1,
+  // Flat: under a loaded CI a pass can outlast the 1 s ack timeout, and a delivery that expired
+  // five times would otherwise wait 32–64 s before its next try (the soak's drain took 60 s once).
+  retryBackoff: false,
   retryLimit: 100,
   maintenanceIntervalSeconds: 1,
   poolSize: 3,
