@@ -78,7 +78,9 @@ it("200 payments with random relay and consumer crashes: one receipt per succeed
                  (SELECT count(*)::int FROM receipts WHERE order_id = ANY(${orderIds}::uuid[])) AS receipts`;
         return row?.unsent === 0 && row.unfinished === 0 && row.receipts >= succeeded.size;
       },
-      60_000,
+      // Alone this drains in 12–22 s; beside the rest of the suite in CI, in 33–60 s (crashed
+      // consumers restart slowly under load). The test is about counts, not speed.
+      120_000,
     );
   } finally {
     console.info(`soak: payments took ${paidAt - started} ms, draining ${Date.now() - paidAt} ms more`);
