@@ -47,7 +47,7 @@ process.env.DATABASE_PREPARED_STATEMENTS ||= "on";
 process.env.RATE_LIMIT_ORDERS_PER_MINUTE ??= "1000000";
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(dbUrl("checkout"));
-const { createPrismaClient } = await import("../server/db");
+const { createPrismaClient, newId } = await import("../server/db");
 const { seedDemoData } = await import("../server/seed");
 const seeding = createPrismaClient(dbUrl("checkout"));
 await seedDemoData(seeding, { production: false });
@@ -71,10 +71,10 @@ const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'al
 async function orders(n: number): Promise<string[]> {
   const { rows } = await admin.query(
     `WITH o AS (INSERT INTO orders (id, account_id, total_minor, currency)
-                SELECT gen_random_uuid(), $1::uuid, 2500, 'EUR' FROM generate_series(1, $2::int) RETURNING id)
+                SELECT id, $1::uuid, 2500, 'EUR' FROM unnest($2::uuid[]) AS id RETURNING id)
      INSERT INTO order_items (order_id, sku, name, unit_price_minor, quantity, line_total_minor)
      SELECT id, 'TEE-CLASSIC', 'Classic cotton tee', 2500, 1, 2500 FROM o RETURNING order_id`,
-    [accountId, n],
+    [accountId, Array.from({ length: n }, newId)], // ids as orders.create makes them
   );
   return rows.map((r) => r.order_id as string);
 }

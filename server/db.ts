@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { v7 as uuidv7 } from "uuid";
 import { env, requireDatabaseUrl } from "./env";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { errorField, logger } from "./log";
@@ -8,6 +9,15 @@ import { errorField, logger } from "./log";
 export type Db = PrismaClient;
 /** The client inside an interactive transaction: what a phase's writes run on. */
 export type Tx = Prisma.TransactionClient;
+
+/**
+ * A new row id: a UUIDv7, ordered by creation time, so each insert lands at the right edge of the
+ * B-tree indexes keyed by it instead of on a random page: fewer pages dirtied and, after each
+ * checkpoint, far fewer full-page images in the WAL (decision 0046).
+ */
+export function newId(): string {
+  return uuidv7();
+}
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown

@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import { randomBytes } from "node:crypto";
+import { type Db, newId } from "../db";
 import { hashToken } from "./tokens";
 
 export const MAX_KEYS_PER_ACCOUNT = 20;
@@ -24,7 +24,7 @@ export async function createApiKey(
     return { limitReached: true };
   const secret = `${live ? "sk_live" : "sk_test"}_${randomBytes(32).toString("base64url")}`;
   const row = await prisma.apiToken.create({
-    data: { id: randomUUID(), accountId, label, tokenHash: hashToken(secret) },
+    data: { id: newId(), accountId, label, tokenHash: hashToken(secret) },
     select: { id: true, label: true, createdAt: true },
   });
   return { key: { ...row, createdAt: row.createdAt.toISOString() }, secret };

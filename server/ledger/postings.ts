@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { Db, Tx } from "../db";
+import { type Db, newId, type Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
@@ -24,7 +23,7 @@ export interface PaymentCapture {
  * accounts missing, no leg would be written.
  */
 export function paymentCaptureSql(capture: PaymentCapture): { ctes: Prisma.Sql; transactionId: string } {
-  const transactionId = randomUUID();
+  const transactionId = newId();
   const amount = BigInt(capture.amountMinor);
   return {
     transactionId,

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import { type Db, newId } from "../db";
 import { domainErrors } from "../errors";
 
 export interface OrderLine {
@@ -32,7 +31,7 @@ export async function createOrder(prisma: Db, accountId: string, lines: OrderLin
     throw domainErrors.invalid("The order total is too large.");
   return prisma.order.create({
     data: {
-      id: randomUUID(),
+      id: newId(),
       accountId,
       totalMinor: total,
       currency: [...currencies][0] as string,

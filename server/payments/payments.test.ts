@@ -241,3 +241,32 @@ describe("payments.create", () => {
     expect(await db().idempotencyKey.count({ where: { accountId: alice.id, key } })).toBe(0);
   });
 });
+
+describe("row ids", () => {
+  it("are ordered by creation time, so new rows append to their indexes (decision 0046)", async () => {
+    const made: Record<"order" | "payment" | "ledgerTransaction" | "charge", string[]> = {
+      order: [],
+      payment: [],
+      ledgerTransaction: [],
+      charge: [],
+    };
+    for (let i = 0; i < 4; i++) {
+      const order = await createTestOrder(alice, [{ sku: "MUG-ENAMEL", quantity: 1 }]);
+      const paid = await pay(
+        alice,
+        newKey(),
+        { orderId: order.id, paymentMethod: "pm_card_visa" },
+        provider.client,
+      );
+      if (!paid.ok) throw paid.error;
+      const [ledger] = await ledgerForOrder(order.id);
+      made.order.push(order.id);
+      made.payment.push(paid.data.id);
+      made.ledgerTransaction.push(ledger?.transaction_id as string);
+      made.charge.push(paid.data.providerChargeId as string);
+    }
+    for (const ids of Object.values(made)) expect(ids).toEqual([...ids].sort());
+    // Version 7 (the time-ordered layout), not version 4's random bits.
+    for (const id of [...made.order, ...made.payment, ...made.ledgerTransaction]) expect(id[14]).toBe("7");
+  });
+});

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { Db, Tx } from "../db";
+import { type Db, newId, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
 import { type Payment, Prisma } from "../generated/prisma/client";
@@ -71,7 +70,7 @@ function insertPendingPayment(
 ) {
   return Prisma.sql`
     INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key)
-    SELECT ${randomUUID()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
+    SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
       FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
     ON CONFLICT DO NOTHING
     RETURNING id, order_id, account_id, amount_minor, currency, payment_method, provider_key`;

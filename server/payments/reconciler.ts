@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { Db } from "../db";
+import { type Db, newId } from "../db";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import {
   checkBooking,
@@ -97,7 +96,7 @@ export async function runReconciliation(
   );
 
   const report: ReconciliationReport = {
-    id: randomUUID(),
+    id: newId(),
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     windowStart: windowStart.toISOString(),
