@@ -1,4 +1,5 @@
 import PgBoss from "pg-boss";
+import { newId } from "../db";
 import { errorField, logger } from "../log";
 import type { TEnvelope, TTopic } from "./events";
 
@@ -109,7 +110,7 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
       if (!queues) throw new Error(`no route for topic ${envelope.topic}`);
       for (const queue of queues) {
         // Null means pg-boss inserted nothing (a queue missing): not delivered.
-        if ((await boss.send(queue, envelope)) === null)
+        if ((await boss.send(queue, envelope, { id: newId() })) === null)
           throw new Error(`queue ${queue} refused message ${envelope.messageId}`);
       }
       return queues.length;
@@ -118,7 +119,8 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
       const jobs = envelopes.flatMap((envelope) => {
         const queues = ROUTES[envelope.topic];
         if (!queues) throw new Error(`no route for topic ${envelope.topic}`);
-        return queues.map((name) => ({ name, data: envelope }));
+        // Our own time-ordered job ids: pg-boss's default is a random UUID (decision 0046).
+        return queues.map((name) => ({ name, id: newId(), data: envelope }));
       });
       // One INSERT for the batch, with each queue's policy, as send() applies it. Unlike send(),
       // insert() reports nothing, and a missing queue would drop its jobs silently: so each
