@@ -15,7 +15,7 @@ import { startProvider } from "../scripts/lib/provider-process";
 import { runFloor } from "./lib/floor";
 import { closedLoop, httpClient, type LoadResult } from "./lib/load";
 import { cpuDelta, cpuMs } from "./lib/proc";
-import { type Sampler, startLockSampler } from "./lib/sessions";
+import { type Sampler, startWaitSampler } from "./lib/sessions";
 import { extraComparisons } from "./lib/variants";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -87,14 +87,22 @@ interface Measured extends LoadResult {
   top?: string[];
   cpu?: { server: number; postgres?: number; provider: number };
   statements?: { app: number; provider: number };
-  lockShare?: number;
+  waits?: { lock: number; walFlush: number };
+  /** WAL written by the whole cluster (app, provider, jobs), per request. */
+  walKb?: number;
 }
 const results: Record<string, Measured[]> = {};
 const recordResult = (name: string, r: Measured) => {
   results[name] = [...(results[name] ?? []), r];
 };
 
-/** Runs one load with CPU, statement and lock sampling around it. */
+/** The cluster's WAL position in bytes: two reads apart, the WAL written between them. */
+async function walBytes(): Promise<number> {
+  const { rows } = await admin.query("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 AS b");
+  return rows[0].b as number;
+}
+
+/** Runs one load with CPU, statement, wait and WAL sampling around it. */
 async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
   const before = {
     server: cpuMs(server.pid as number),
@@ -102,13 +110,15 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
     pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
   };
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
-  const sampler: Sampler = startLockSampler(dbUrl("checkout"));
+  const walBefore = await walBytes();
+  const sampler: Sampler = startWaitSampler(dbUrl("checkout"));
   const r = await run();
-  const lockShare = await sampler.stop();
+  const waits = await sampler.stop();
   const per = (ms: number) => ms / r.requests;
   const out: Measured = {
     ...r,
-    lockShare,
+    waits,
+    walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
     cpu: {
       server: per(cpuDelta(before.server, cpuMs(server.pid as number))),
       provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
@@ -260,13 +270,13 @@ function report() {
     `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  prepared statements: ${process.env.DATABASE_PREPARED_STATEMENTS}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
   );
   console.log(
-    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share |",
+    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share | WAL-flush-waiting share | WAL kB/req |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const [name, runs] of Object.entries(results)) {
     runs.forEach((r, p) => {
       console.log(
-        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.lockShare === undefined ? undefined : r.lockShare * 100, 0)}% |`,
+        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.waits && r.waits.lock * 100, 0)}% | ${fmt(r.waits && r.waits.walFlush * 100, 0)}% | ${fmt(r.walKb)} |`,
       );
     });
   }
