@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { TRPCError } from "@trpc/server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, hooks, runs } from "../test/idempotent-router";
-import { KeyOwner } from "./owner";
+import { deriveKey, KeyOwner } from "./owner";
+import { claimedDerivedKey, claimStatement } from "./store";
 
 type Input = { amount: number; note: string; fail?: "unexpected" };
 type Answer = { data?: unknown; error?: TRPCError; headers: Headers };
@@ -191,5 +193,34 @@ describe("derivedKey", () => {
     expect(owner(8n, 1, scope).derivedKey("charge")).not.toBe(first);
     expect(owner(7n, 1, "acct-2\nclient-key-123").derivedKey("charge")).not.toBe(first);
     expect(first).not.toContain("client-key-123");
+  });
+
+  it("sorts by key row, so a later key's derived key appends to the indexes that hold it", () => {
+    const scope = "acct-1\nclient-key-123";
+    const keys = [7n, 8n, 15n, 16n, 255n, 256n, 4096n].map((id) => owner(id, 1, scope).derivedKey("charge"));
+    expect(keys).toEqual([...keys].sort());
+  });
+
+  it("is what the claim's own statement derives for a first phase", async () => {
+    const account = await createTestAccount("derived");
+    const key = randomUUID();
+    const scope = `${account.id}\n${key}`;
+    const claim = {
+      accountId: account.id,
+      key,
+      procedure: "test.derived",
+      fingerprint: "f".repeat(64),
+      requestParams: {},
+      leaseSeconds: 30,
+      ttlSeconds: 60,
+    };
+    const phase = {
+      recoveryPoint: "derived",
+      ctes: Prisma.sql`derived AS (SELECT ${claimedDerivedKey(scope, "charge")} AS k)`,
+      done: Prisma.sql`true`,
+      result: Prisma.sql`(SELECT to_json(k) FROM derived)`,
+    };
+    const [row] = await db().$queryRaw<{ id: bigint; phaseResult: string }[]>(claimStatement(claim, phase));
+    expect(row?.phaseResult).toBe(deriveKey(scope, row?.id as bigint, "charge"));
   });
 });

@@ -134,8 +134,12 @@ export class KeyOwner {
   }
 }
 
-/** The downstream key for `purpose` of the key `keyId` in `scope` (account and client key). */
+/**
+ * The downstream key for `purpose` of the key `keyId` in `scope` (account and client key): the
+ * key row's id first, so new keys sort after old ones and append to the indexes that hold them
+ * (ours and the provider's; decision 0046), then a digest that tells purposes and scopes apart.
+ */
 export function deriveKey(scope: string, keyId: bigint, purpose: string): string {
   const digest = createHash("sha256").update(`${scope}\n${keyId}\n${purpose}`).digest("hex");
-  return `ick_${digest.slice(0, 40)}`;
+  return `ick_${keyId.toString(16).padStart(16, "0")}${digest.slice(0, 24)}`;
 }

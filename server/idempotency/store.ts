@@ -112,7 +112,7 @@ export const claimedKeyId = Prisma.sql`(SELECT id FROM ins)`;
 
 /** The derived downstream key of the freshly inserted key, computed as deriveKey does. */
 export function claimedDerivedKey(scope: string, purpose: string): Prisma.Sql {
-  return Prisma.sql`('ick_' || left(encode(sha256(convert_to(${`${scope}\n`} || (SELECT id FROM ins)::text || ${`\n${purpose}`}, 'UTF8')), 'hex'), 40))`;
+  return Prisma.sql`('ick_' || lpad(to_hex((SELECT id FROM ins)), 16, '0') || left(encode(sha256(convert_to(${`${scope}\n`} || (SELECT id FROM ins)::text || ${`\n${purpose}`}, 'UTF8')), 'hex'), 24))`;
 }
 
 /** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
