@@ -25,17 +25,22 @@ const WARMUP_PASSES = Number(process.env.BENCH_WARMUP ?? 1);
 const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
 const SIZES = { catalog: [200, 1000], fresh: [100, 600], replay: [200, 1000], conflict: [100, 400] };
 const CLIENTS = [1, 16] as const;
+const BENCH_DATABASES = ["checkout", "provider", "floor"];
 
 const database = await startDatabase({
   instance: "test",
   root: join(ROOT, ".data", "bench"),
-  databases: ["checkout", "provider", "floor"],
+  databases: BENCH_DATABASES,
 });
 const dbUrl = (name: string) => {
   const u = new URL(database.url);
   u.pathname = `/${name}`;
   return u.toString();
 };
+// Each run starts from empty databases: rows kept from earlier runs grow the indexes and the
+// WAL a payment writes after each checkpoint, so numbers drifted from run to run (docs/benchmarks.md,
+// round five). BENCH_KEEP_DATA=1 keeps them.
+if (database.embedded && process.env.BENCH_KEEP_DATA !== "1") await recreateDatabases(BENCH_DATABASES);
 let postmasterPid: number | undefined;
 if (database.embedded) postmasterPid = await enableStatementStats();
 // The in-process variants use the app's modules, which read the environment once, on import
@@ -391,6 +396,19 @@ async function stopServer() {
 }
 
 /** pg_stat_statements needs a preload: set it and restart the embedded server once. */
+async function recreateDatabases(names: string[]): Promise<void> {
+  const c = new pg.Client({ connectionString: dbUrl("postgres") });
+  await c.connect();
+  try {
+    for (const name of names) {
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.query(`CREATE DATABASE "${name}"`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
 async function enableStatementStats(): Promise<number> {
   const c = new pg.Client({ connectionString: dbUrl("checkout") });
   await c.connect();
@@ -405,7 +423,7 @@ async function enableStatementStats(): Promise<number> {
       await startDatabase({
         instance: "test",
         root: join(ROOT, ".data", "bench"),
-        databases: ["checkout", "provider", "floor"],
+        databases: BENCH_DATABASES,
       }),
     );
   } else await c.end();
