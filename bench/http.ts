@@ -57,7 +57,7 @@ const { seedDemoData } = await import("../server/seed");
 const seeding = createPrismaClient(dbUrl("checkout"));
 await seedDemoData(seeding, { production: false });
 await seeding.$disconnect();
-const admin = new pg.Pool({ connectionString: dbUrl("checkout"), max: 2 });
+const admin = new pg.Pool({ connectionString: dbUrl("checkout"), max: 2, idleTimeoutMillis: 0 });
 const stats =
   (await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rowCount === 1;
 
@@ -95,6 +95,8 @@ interface Measured extends LoadResult {
   waits?: { lock: number; walFlush: number };
   /** WAL written by the whole cluster (app, provider, jobs), per request. */
   walKb?: number;
+  /** Backends started in the app's and the provider's databases during the load. */
+  newSessions?: number;
 }
 const results: Record<string, Measured[]> = {};
 const recordResult = (name: string, r: Measured) => {
@@ -107,6 +109,18 @@ async function walBytes(): Promise<number> {
   return rows[0].b as number;
 }
 
+/**
+ * Backends ever started in the app's and the provider's databases. A pool that closes and
+ * reopens connections under load pays a fork and fresh plans each time (decision 0047).
+ */
+async function sessionsStarted(): Promise<number> {
+  const { rows } = await admin.query(
+    "SELECT coalesce(sum(sessions), 0)::float8 AS n FROM pg_stat_database WHERE datname = ANY($1)",
+    [["checkout", "provider"]],
+  );
+  return rows[0].n as number;
+}
+
 /** Runs one load with CPU, statement, wait and WAL sampling around it. */
 async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
   const before = {
@@ -117,12 +131,15 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
   const walBefore = await walBytes();
   const sampler: Sampler = startWaitSampler(dbUrl("checkout"));
+  const sessionsBefore = await sessionsStarted();
   const r = await run();
+  const newSessions = (await sessionsStarted()) - sessionsBefore;
   const waits = await sampler.stop();
   const per = (ms: number) => ms / r.requests;
   const out: Measured = {
     ...r,
     waits,
+    newSessions,
     walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
     cpu: {
       server: per(cpuDelta(before.server, cpuMs(server.pid as number))),
@@ -275,13 +292,13 @@ function report() {
     `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  prepared statements: ${process.env.DATABASE_PREPARED_STATEMENTS}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
   );
   console.log(
-    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share | WAL-flush-waiting share | WAL kB/req |",
+    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share | WAL-flush-waiting share | WAL kB/req | new db sessions |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const [name, runs] of Object.entries(results)) {
     runs.forEach((r, p) => {
       console.log(
-        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.waits && r.waits.lock * 100, 0)}% | ${fmt(r.waits && r.waits.walFlush * 100, 0)}% | ${fmt(r.walKb)} |`,
+        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.waits && r.waits.lock * 100, 0)}% | ${fmt(r.waits && r.waits.walFlush * 100, 0)}% | ${fmt(r.walKb)} | ${fmt(r.newSessions, 0)} |`,
       );
     });
   }

@@ -52,7 +52,14 @@ try {
   throw err;
 }
 
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, application_name: "payment-provider" });
+// Spare connections kept five minutes rather than pg-pool's 10 s: a new backend per burst costs
+// a fork and its first plans (as in server/db.ts).
+const pool = new pg.Pool({
+  connectionString: databaseUrl,
+  max: 20,
+  idleTimeoutMillis: 5 * 60_000,
+  application_name: "payment-provider",
+});
 pool.on("error", (err) =>
   process.stderr.write(`provider: idle database connection failed: ${err.message}\n`),
 );

@@ -19,7 +19,16 @@ export function newId(): string {
   return uuidv7();
 }
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
+/**
+ * How long the server's own pools keep a spare connection open unused. pg-pool hands out its most
+ * recently used connection first, so under a steady load the spare ones sit idle; closed after
+ * pg-pool's default 10 s, each came back at the next burst as a new backend that forks, warms its
+ * caches and plans every statement five times before it uses its cached plan (decision 0047).
+ * Short-lived clients (scripts, tests) keep the default, so that their leftovers close soon.
+ */
+export const SERVER_IDLE_CONNECTION_MS = 5 * 60_000;
+
+export function createPool(connectionString: string, max = 10, idleTimeoutMillis?: number): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
   const pool = new pg.Pool({
@@ -27,6 +36,7 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
     max,
     allowExitOnIdle: true,
     connectionTimeoutMillis: 10_000,
+    ...(idleTimeoutMillis === undefined ? {} : { idleTimeoutMillis }),
     // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
     // refuses them. The timeouts are database settings instead (migration 20261201001200).
   });
@@ -38,10 +48,11 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 
 export function createPrismaClient(
   connectionString: string,
-  opts: { preparedStatements?: boolean } = { preparedStatements: env.DATABASE_PREPARED_STATEMENTS === "on" },
+  opts: { preparedStatements?: boolean; idleConnectionMs?: number } = {},
 ): PrismaClient {
-  const statementNameGenerator = opts.preparedStatements ? statementNames() : undefined;
-  const pool = createPool(connectionString);
+  const prepared = opts.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS === "on";
+  const statementNameGenerator = prepared ? statementNames() : undefined;
+  const pool = createPool(connectionString, undefined, opts.idleConnectionMs);
   const client = new PrismaClient({
     adapter: new PrismaPg(pool, { statementNameGenerator }),
     // A burst waits for a free connection as long as the pool itself would (Prisma's default
@@ -113,6 +124,6 @@ export function statementNames(max = 500): (query: { sql: string }) => string {
 }
 
 export function db(): PrismaClient {
-  holder.prisma ??= createPrismaClient(requireDatabaseUrl());
+  holder.prisma ??= createPrismaClient(requireDatabaseUrl(), { idleConnectionMs: SERVER_IDLE_CONNECTION_MS });
   return holder.prisma;
 }

@@ -29,7 +29,12 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const { accountByTokenStatement } = await import("../../server/auth/authenticate");
   const { hashToken } = await import("../../server/auth/tokens");
 
+  const { sendLimitsThrough } = await import("../../server/limits");
+
   const prisma = createPrismaClient(deps.url);
+  // A pool this run ends: the limits' own pool keeps its connections open for minutes.
+  const pool = new pg.Pool({ connectionString: deps.url, max: 10 });
+  const restoreLimits = sendLimitsThrough(pool);
   const provider = httpProvider({ baseUrl: deps.providerUrl, timeoutMs: 10_000 });
   const account = { id: deps.accountId, handle: "alice", name: "alice" };
   type Owner = Parameters<typeof executePayment>[1];
@@ -82,7 +87,6 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   }
 
   // The app's SQL for one payment (auth, claim with phase 1, phase 3 with completion), by pg alone.
-  const pool = new pg.Pool({ connectionString: deps.url, max: 10 });
   const send = (sql: { text: string; values: unknown[] }) => pool.query(sql.text, sql.values as unknown[]);
   for (const [i, clients] of deps.clients.entries()) {
     const ids = await deps.orders(SIZES[i] as number);
@@ -125,6 +129,7 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
       return true;
     });
   }
+  restoreLimits();
   await pool.end();
   await prisma.$disconnect();
   return out;

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import { createPool } from "../db";
+import { createPool, SERVER_IDLE_CONNECTION_MS } from "../db";
 import { env, requireDatabaseUrl } from "../env";
 
 // Abuse limits whose counters live in PostgreSQL (rate-limiter-flexible's table `rate_limits`),
@@ -30,7 +30,7 @@ export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number }
 const holder = globalThis as unknown as { limitPool?: pg.Pool; limiters?: Map<string, RateLimiterPostgres> };
 
 function limitPool(): pg.Pool {
-  holder.limitPool ??= createPool(requireDatabaseUrl(), 3);
+  holder.limitPool ??= createPool(requireDatabaseUrl(), 3, SERVER_IDLE_CONNECTION_MS);
   return holder.limitPool;
 }
 
