@@ -92,7 +92,7 @@ interface Measured extends LoadResult {
   top?: string[];
   cpu?: { server: number; postgres?: number; provider: number };
   statements?: { app: number; provider: number };
-  waits?: { lock: number; walFlush: number };
+  waits?: { lock: number; walFlush: number; events: Record<string, number> };
   /** WAL written by the whole cluster (app, provider, jobs), per request. */
   walKb?: number;
   /** Backends started in the app's and the provider's databases during the load. */
@@ -305,12 +305,19 @@ function report() {
   for (const f of floor) {
     if (f)
       console.log(
-        `| pgbench floor ×${f.clients} | - | ${fmt(f.latencyMs, 2)} (avg) | - | ${fmt(f.tps, 0)} | - | - | - | - | - | - |`,
+        `| pgbench floor ×${f.clients} | - | ${fmt(f.latencyMs, 2)} (avg) | - | ${fmt(f.tps, 0)} | - | - | - | - | - | - | - |`,
       );
     else console.log("| pgbench floor | pgbench not installed |");
   }
   for (const [name, runs] of Object.entries(results))
-    for (const r of runs) if (r.top) console.log(`\n${name}\n${r.top.join("\n")}`);
+    for (const r of runs) {
+      if (!r.top) continue;
+      const waits = Object.entries(r.waits?.events ?? {})
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([event, share]) => `${event} ${fmt(share * 100, 0)}%`);
+      console.log(`\n${name}\nactive sessions sampled: ${waits.join(", ")}\n${r.top.join("\n")}`);
+    }
   const best = (name: string, key: "perSecond" | "p50") => {
     const xs = (results[name] ?? []).map((r) => r[key]);
     return key === "perSecond" ? Math.max(...xs) : Math.min(...xs);

@@ -2,7 +2,7 @@ import pg from "pg";
 
 export interface Sampler {
   /** The shares of sampled active sessions waiting on a lock, and on the WAL's write or flush. */
-  stop(): Promise<{ lock: number; walFlush: number }>;
+  stop(): Promise<{ lock: number; walFlush: number; events: Record<string, number> }>;
 }
 
 /** Samples pg_stat_activity of one database every 20 ms while a load runs. */
@@ -12,6 +12,8 @@ export function startWaitSampler(url: string): Sampler {
   let active = 0;
   let waiting = 0;
   let flushing = 0;
+  // Samples of active sessions by what they waited on ("running": on a CPU or ready for one).
+  const events: Record<string, number> = {};
   const loop = (async () => {
     await client.connect();
     while (!stopped) {
@@ -19,13 +21,17 @@ export function startWaitSampler(url: string): Sampler {
         `SELECT count(*) FILTER (WHERE state <> 'idle')::int AS active,
                 count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS waiting,
                 -- A commit waiting for its WAL to reach disk: its own fsync, or another's.
-                count(*) FILTER (WHERE (wait_event_type, wait_event) IN
-                  (('LWLock', 'WALWrite'), ('IO', 'WALSync'), ('IO', 'WALWrite')))::int AS flushing
+                -- PostgreSQL 15 spells the IO events WALSync, WALWrite; 18 (embedded) WalSync, WalWrite.
+                count(*) FILTER (WHERE (wait_event_type, lower(wait_event)) IN
+                  (('LWLock', 'walwrite'), ('IO', 'walsync'), ('IO', 'walwrite')))::int AS flushing,
+                coalesce(json_agg(coalesce(wait_event_type || ':' || wait_event, 'running'))
+                  FILTER (WHERE state <> 'idle'), '[]') AS events
            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
       );
       active += rows[0].active;
       waiting += rows[0].waiting;
       flushing += rows[0].flushing;
+      for (const name of rows[0].events as string[]) events[name] = (events[name] ?? 0) + 1;
       await new Promise((r) => setTimeout(r, 20));
     }
     await client.end();
@@ -34,7 +40,12 @@ export function startWaitSampler(url: string): Sampler {
     async stop() {
       stopped = true;
       await loop;
-      return { lock: active === 0 ? 0 : waiting / active, walFlush: active === 0 ? 0 : flushing / active };
+      const share = (n: number) => (active === 0 ? 0 : n / active);
+      return {
+        lock: share(waiting),
+        walFlush: share(flushing),
+        events: Object.fromEntries(Object.entries(events).map(([name, n]) => [name, share(n)])),
+      };
     },
   };
 }
