@@ -15,7 +15,7 @@ const database = await startDatabase({ instance: "test" });
 process.env.DATABASE_URL = database.url;
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(database.url);
-const { db } = await import("../server/db");
+const { closeDb, db } = await import("../server/db");
 const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import("../server/trpc");
 const { contextFor, createTestAccount } = await import("../server/test/fixtures");
 const { replayable } = await import("../server/idempotency");
@@ -74,5 +74,5 @@ for (const [name, xs] of Object.entries(timings)) {
     `${name.padEnd(7)} median ${median(xs).toFixed(2).padStart(6)}  p95 ${p95(xs).toFixed(2).padStart(6)}  ratio to plain ${(median(xs) / base).toFixed(2)}`,
   );
 }
-await db().$disconnect();
+await closeDb();
 await database.stop();

@@ -25,7 +25,7 @@ const database = await startDatabase({ instance: "test" });
 process.env.DATABASE_URL = database.url;
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(database.url);
-const { db } = await import("../server/db");
+const { closeDb, db } = await import("../server/db");
 const { seedDemoData } = await import("../server/seed");
 await seedDemoData(db(), { production: false });
 const { createTestAccount } = await import("../server/test/fixtures");
@@ -130,6 +130,6 @@ try {
   await Promise.all(instances.map((i) => i.stop()));
   await provider.stop();
   await pooler.stop();
-  await db().$disconnect();
+  await closeDb();
   await database.stop();
 }
