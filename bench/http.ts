@@ -52,11 +52,11 @@ process.env.DATABASE_PREPARED_STATEMENTS ||= "on";
 process.env.RATE_LIMIT_ORDERS_PER_MINUTE ??= "1000000";
 const { applyMigrations } = await import("../server/db/migrate");
 await applyMigrations(dbUrl("checkout"));
-const { createPrismaClient, newId } = await import("../server/db");
+const { closeClient, createPrismaClient, newId } = await import("../server/db");
 const { seedDemoData } = await import("../server/seed");
 const seeding = createPrismaClient(dbUrl("checkout"));
 await seedDemoData(seeding, { production: false });
-await seeding.$disconnect();
+await closeClient(seeding);
 const admin = new pg.Pool({ connectionString: dbUrl("checkout"), max: 2, idleTimeoutMillis: 0 });
 const stats =
   (await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rowCount === 1;

@@ -19,7 +19,7 @@ export interface VariantDeps {
 const SIZES = [60, 300];
 
 export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult>> {
-  const { createPrismaClient } = await import("../../server/db");
+  const { closeClient, createPrismaClient } = await import("../../server/db");
   const { Prisma } = await import("../../server/generated/prisma/client");
   const { createContextInner } = await import("../../server/context");
   const { createCaller } = await import("../../server/root");
@@ -131,6 +131,6 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   }
   restoreLimits();
   await pool.end();
-  await prisma.$disconnect();
+  await closeClient(prisma);
   return out;
 }
