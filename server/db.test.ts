@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, vi } from "vitest";
 import { createContextInner } from "./context";
-import { createPrismaClient, db, rawQuery, statementNames } from "./db";
+import {
+  closeClient,
+  createPrismaClient,
+  db,
+  rawQuery,
+  SERVER_IDLE_CONNECTION_MS,
+  statementNames,
+} from "./db";
 import { Prisma } from "./generated/prisma/client";
 import { createCaller } from "./root";
 import { directTestDatabaseUrl } from "./test/fixtures";
@@ -41,6 +48,31 @@ describe("rawQuery", () => {
       expect(viaOrm).not.toHaveBeenCalled();
     } finally {
       await client.$disconnect();
+    }
+  });
+});
+
+describe("the server's pool", () => {
+  // Reopened connections cost a fork and fresh plans per statement (decision 0047).
+  it("keeps its spare connections past pg-pool's default idle timeout (10 s)", async () => {
+    const client = createPrismaClient(directTestDatabaseUrl(), {
+      idleConnectionMs: SERVER_IDLE_CONNECTION_MS,
+    });
+    const backends = async () => {
+      const answers = await Promise.all(
+        [1, 2, 3].map(() =>
+          rawQuery<{ pid: number }>(client, Prisma.sql`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`),
+        ),
+      );
+      return answers.map((rows) => rows[0]?.pid).sort();
+    };
+    try {
+      const before = await backends();
+      expect(new Set(before).size).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      expect(await backends()).toEqual(before);
+    } finally {
+      await closeClient(client);
     }
   });
 });
