@@ -3,7 +3,7 @@ import { TRPCError } from "@trpc/server";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createContextInner } from "../context";
-import { createPrismaClient, type Db } from "../db";
+import { closeClient, createPrismaClient, type Db } from "../db";
 import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await ensureEffectsTable(prisma);
 });
 afterAll(async () => {
-  await prisma?.$disconnect();
+  if (prisma) await closeClient(prisma);
   await withAdmin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
 });
 beforeEach(async () => {
