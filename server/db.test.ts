@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { describe, expect, vi } from "vitest";
 import { createContextInner } from "./context";
 import {
   closeClient,
+  createPool,
   createPrismaClient,
   db,
   rawQuery,
@@ -10,6 +12,7 @@ import {
   statementNames,
 } from "./db";
 import { Prisma } from "./generated/prisma/client";
+import { logger } from "./log";
 import { createCaller } from "./root";
 import { directTestDatabaseUrl } from "./test/fixtures";
 import { createTestOrder } from "./test/payments";
@@ -73,6 +76,27 @@ describe("the server's pool", () => {
       expect(await backends()).toEqual(before);
     } finally {
       await closeClient(client);
+    }
+  });
+
+  it("logs a connection the server ended (a shutdown, a restart) as information, not as a failure", async () => {
+    const pool = createPool(directTestDatabaseUrl(), 1);
+    const info = vi.spyOn(logger, "info");
+    const warn = vi.spyOn(logger, "warn");
+    const admin = new pg.Client({ connectionString: directTestDatabaseUrl() });
+    try {
+      const { pid } = (await pool.query("SELECT pg_backend_pid() AS pid")).rows[0];
+      await admin.connect();
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await vi.waitFor(() =>
+        expect(info).toHaveBeenCalledWith({ code: "57P01" }, "database closed a pooled connection"),
+      );
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      info.mockRestore();
+      warn.mockRestore();
+      await admin.end();
+      await pool.end();
     }
   });
 });

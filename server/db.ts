@@ -28,6 +28,18 @@ export function newId(): string {
  */
 export const SERVER_IDLE_CONNECTION_MS = 5 * 60_000;
 
+/**
+ * SQLSTATEs of a connection the server ended: its shutdown or restart (which stopping `npm run
+ * dev` causes), or `pg_terminate_backend`. The pool opens another when it next needs one.
+ */
+const CLOSED_BY_SERVER = new Set(["57P01", "57P02", "57P03"]);
+
+/** True for the error of a connection the server ended (logged as information, not a failure). */
+export function closedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && CLOSED_BY_SERVER.has(code);
+}
+
 export function createPool(connectionString: string, max = 10, idleTimeoutMillis?: number): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
@@ -40,9 +52,12 @@ export function createPool(connectionString: string, max = 10, idleTimeoutMillis
     // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
     // refuses them. The timeouts are database settings instead (migration 20261201001200).
   });
-  const warn = (error: Error) => logger.warn({ err: errorField(error) }, "database connection failed");
-  pool.on("error", warn);
-  pool.on("connect", (client) => client.on("error", warn));
+  const onError = (error: Error & { code?: string }) => {
+    if (closedByServer(error)) logger.info({ code: error.code }, "database closed a pooled connection");
+    else logger.warn({ err: errorField(error) }, "database connection failed");
+  };
+  pool.on("error", onError);
+  pool.on("connect", (client) => client.on("error", onError));
   return pool;
 }
 

@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { newId } from "../db";
+import { closedByServer, newId } from "../db";
 import { errorField, logger } from "../log";
 import type { TEnvelope, TTopic } from "./events";
 
@@ -83,7 +83,14 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
   });
   // The pool reconnects by itself after the database restarts; until then each call fails and
   // its caller backs off. An unhandled "error" event would end the process instead.
-  boss.on("error", (error) => logger.warn({ err: errorField(error) }, "message transport failed"));
+  boss.on("error", (error) => {
+    if (closedByServer(error))
+      logger.info(
+        { code: (error as { code?: string }).code },
+        "database closed a message transport connection",
+      );
+    else logger.warn({ err: errorField(error) }, "message transport failed");
+  });
   await boss.start();
   try {
     for (const queue of [...Object.values(DEAD_LETTER), ...new Set(Object.values(ROUTES).flat())]) {
