@@ -6,9 +6,9 @@ import {
   closeClient,
   createPool,
   createPrismaClient,
+  createServerClient,
   db,
   rawQuery,
-  SERVER_IDLE_CONNECTION_MS,
   statementNames,
 } from "./db";
 import { Prisma } from "./generated/prisma/client";
@@ -58,9 +58,8 @@ describe("rawQuery", () => {
 describe("the server's pool", () => {
   // Reopened connections cost a fork and fresh plans per statement (decision 0047).
   it("keeps its spare connections past pg-pool's default idle timeout (10 s)", async () => {
-    const client = createPrismaClient(directTestDatabaseUrl(), {
-      idleConnectionMs: SERVER_IDLE_CONNECTION_MS,
-    });
+    // As db() builds it, on a direct connection: behind PgBouncer the backends outlive the pool's.
+    const client = createServerClient(directTestDatabaseUrl());
     const backends = async () => {
       const answers = await Promise.all(
         [1, 2, 3].map(() =>

@@ -35,7 +35,7 @@ export const SERVER_IDLE_CONNECTION_MS = 5 * 60_000;
 const CLOSED_BY_SERVER = new Set(["57P01", "57P02", "57P03"]);
 
 /** True for the error of a connection the server ended (logged as information, not a failure). */
-export function closedByServer(error: unknown): boolean {
+export function closedByServer(error: unknown): error is Error & { code: string } {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && CLOSED_BY_SERVER.has(code);
 }
@@ -52,7 +52,7 @@ export function createPool(connectionString: string, max = 10, idleTimeoutMillis
     // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
     // refuses them. The timeouts are database settings instead (migration 20261201001200).
   });
-  const onError = (error: Error & { code?: string }) => {
+  const onError = (error: Error) => {
     if (closedByServer(error)) logger.info({ code: error.code }, "database closed a pooled connection");
     else logger.warn({ err: errorField(error) }, "database connection failed");
   };
@@ -156,7 +156,12 @@ export async function closeDb(): Promise<void> {
   await closeClient(client);
 }
 
+/** The client a long-lived server process uses: its spare connections stay open (decision 0047). */
+export function createServerClient(connectionString: string): PrismaClient {
+  return createPrismaClient(connectionString, { idleConnectionMs: SERVER_IDLE_CONNECTION_MS });
+}
+
 export function db(): PrismaClient {
-  holder.prisma ??= createPrismaClient(requireDatabaseUrl(), { idleConnectionMs: SERVER_IDLE_CONNECTION_MS });
+  holder.prisma ??= createServerClient(requireDatabaseUrl());
   return holder.prisma;
 }

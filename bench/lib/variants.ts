@@ -28,7 +28,6 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const idem = await import("../../server/idempotency");
   const { accountByTokenStatement } = await import("../../server/auth/authenticate");
   const { hashToken } = await import("../../server/auth/tokens");
-
   const { sendLimitsThrough } = await import("../../server/limits");
 
   const prisma = createPrismaClient(deps.url);

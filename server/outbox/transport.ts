@@ -85,10 +85,7 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
   // its caller backs off. An unhandled "error" event would end the process instead.
   boss.on("error", (error) => {
     if (closedByServer(error))
-      logger.info(
-        { code: (error as { code?: string }).code },
-        "database closed a message transport connection",
-      );
+      logger.info({ code: error.code }, "database closed a message transport connection");
     else logger.warn({ err: errorField(error) }, "message transport failed");
   });
   await boss.start();
