@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { httpProvider } from "../provider/client";
 import { startDatabase } from "../scripts/lib/embedded-pg";
 import { startProvider } from "../scripts/lib/provider-process";
 import { runFloor } from "./lib/floor";
@@ -23,7 +24,14 @@ const PORT = Number(process.env.BENCH_PORT ?? 3315);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 const WARMUP_PASSES = Number(process.env.BENCH_WARMUP ?? 1);
 const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
-const SIZES = { catalog: [200, 1000], fresh: [100, 600], replay: [200, 1000], conflict: [100, 400] };
+const SIZES = {
+  health: [200, 1000],
+  charge: [100, 600],
+  catalog: [200, 1000],
+  fresh: [100, 600],
+  replay: [200, 1000],
+  conflict: [100, 400],
+};
 const CLIENTS = [1, 16] as const;
 const BENCH_DATABASES = ["checkout", "provider", "floor"];
 
@@ -32,11 +40,15 @@ const database = await startDatabase({
   root: join(ROOT, ".data", "bench"),
   databases: BENCH_DATABASES,
 });
-const dbUrl = (name: string) => {
+const dbUrl = (name: string, applicationName?: string) => {
   const u = new URL(database.url);
   u.pathname = `/${name}`;
+  if (applicationName) u.searchParams.set("application_name", applicationName);
   return u.toString();
 };
+// The bench's own connections (setup, WAL and session counters, the wait sampler) are named so
+// that their CPU is left out of the database's CPU per request: the observer is not the payment.
+const OBSERVER = "bench-observer";
 // Each run starts from empty databases: rows kept from earlier runs grow the indexes and the
 // WAL a payment writes after each checkpoint, so numbers drifted from run to run (docs/benchmarks.md,
 // round five). BENCH_KEEP_DATA=1 keeps them.
@@ -57,7 +69,7 @@ const { seedDemoData } = await import("../server/seed");
 const seeding = createPrismaClient(dbUrl("checkout"));
 await seedDemoData(seeding, { production: false });
 await closeClient(seeding);
-const admin = new pg.Pool({ connectionString: dbUrl("checkout"), max: 2, idleTimeoutMillis: 0 });
+const admin = new pg.Pool({ connectionString: dbUrl("checkout", OBSERVER), max: 2, idleTimeoutMillis: 0 });
 const stats =
   (await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rowCount === 1;
 
@@ -71,6 +83,7 @@ const server = await startServer();
 // Sockets for 16 clients and the 16 requests that hold keys in flight for the 409s.
 const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
 const alice = "Bearer sk_test_alice";
+const charges = httpProvider({ baseUrl: provider.url, timeoutMs: 10_000 });
 const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
 
 async function orders(n: number): Promise<string[]> {
@@ -90,6 +103,8 @@ const payBody = (orderId: string, method = "pm_card_visa") =>
 
 interface Measured extends LoadResult {
   top?: string[];
+  /** BENCH_STATEMENTS=1: PostgreSQL's CPU ms per request by backend (database/application or type). */
+  pgCpu?: Record<string, number>;
   cpu?: { server: number; postgres?: number; provider: number };
   statements?: { app: number; provider: number };
   waits?: { lock: number; walFlush: number; events: Record<string, number> };
@@ -130,9 +145,12 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
   };
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
   const walBefore = await walBytes();
-  const sampler: Sampler = startWaitSampler(dbUrl("checkout"));
+  const sampler: Sampler = startWaitSampler(dbUrl("checkout", OBSERVER));
   const sessionsBefore = await sessionsStarted();
   const r = await run();
+  const pgAfter = postmasterPid ? cpuMs(postmasterPid) : undefined;
+  const observers = await observerPids();
+  const notObserver = (m: Map<number, number>) => new Map([...m].filter(([pid]) => !observers.has(pid)));
   const newSessions = (await sessionsStarted()) - sessionsBefore;
   const waits = await sampler.stop();
   const per = (ms: number) => ms / r.requests;
@@ -144,9 +162,12 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
     cpu: {
       server: per(cpuDelta(before.server, cpuMs(server.pid as number))),
       provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
-      postgres: before.pg && postmasterPid ? per(cpuDelta(before.pg, cpuMs(postmasterPid))) : undefined,
+      postgres:
+        before.pg && pgAfter ? per(cpuDelta(notObserver(before.pg), notObserver(pgAfter))) : undefined,
     },
   };
+  if (process.env.BENCH_STATEMENTS && before.pg && pgAfter)
+    out.pgCpu = await pgCpuByBackend(before.pg, pgAfter, observers, r.requests);
   if (stats) {
     const { rows } = await admin.query(
       `SELECT d.datname, sum(s.calls)::int AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
@@ -169,6 +190,30 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
   const record = pass < 1 ? () => {} : recordResult;
   for (const [i, clients] of CLIENTS.entries()) {
     const n = (s: number[]) => s[i] as number;
+    // The parts of a payment's path that are not ours: Next answering a route that does nothing
+    // (liveness, no database), and the provider's charge asked directly.
+    record(
+      `Next, no database (/api/health/live) ×${clients}`,
+      await measured(() =>
+        closedLoop(
+          clients,
+          n(SIZES.health),
+          async () => (await client.request("GET", "/api/health/live", {})).status === 200,
+        ),
+      ),
+    );
+    record(
+      `provider charge alone ×${clients}`,
+      await measured(() =>
+        closedLoop(clients, n(SIZES.charge), async () => {
+          const charge = await charges.createCharge(
+            { amount: 2500, currency: "EUR", paymentMethod: "pm_card_visa" },
+            `bench_${randomUUID()}`,
+          );
+          return charge.status === "succeeded";
+        }),
+      ),
+    );
     record(
       `catalog.list ×${clients}`,
       await measured(() =>
@@ -273,6 +318,39 @@ async function conflicts(clients: number, total: number): Promise<Measured> {
   return m;
 }
 
+/** The backends of the bench's own connections, alive now (the sampler's until it stops). */
+async function observerPids(): Promise<Set<number>> {
+  const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [
+    OBSERVER,
+  ]);
+  return new Set(rows.map((x) => x.pid as number));
+}
+
+/** Groups PostgreSQL's CPU by backend: the app's pools, pg-boss, the provider, WAL writer, checkpointer… */
+async function pgCpuByBackend(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  observers: Set<number>,
+  requests: number,
+) {
+  const { rows } = await admin.query(
+    `SELECT pid, coalesce(datname || '/' || nullif(application_name, ''), datname, backend_type) AS label
+       FROM pg_stat_activity`,
+  );
+  const label = new Map(rows.map((x) => [x.pid as number, x.label as string]));
+  const out: Record<string, number> = {};
+  for (const [pid, ms] of after) {
+    const name =
+      pid === postmasterPid
+        ? "postmaster"
+        : observers.has(pid)
+          ? "the bench's own (not counted)"
+          : (label.get(pid) ?? "exited during the load");
+    out[name] = (out[name] ?? 0) + (ms - (before.get(pid) ?? 0)) / requests;
+  }
+  return out;
+}
+
 /** BENCH_STATEMENTS=1: where PostgreSQL's time went, per request, statement by statement. */
 async function topStatements(requests: number): Promise<string[]> {
   const { rows } = await admin.query(
@@ -316,7 +394,13 @@ function report() {
         .sort((a, b) => b[1] - a[1])
         .slice(0, 6)
         .map(([event, share]) => `${event} ${fmt(share * 100, 0)}%`);
-      console.log(`\n${name}\nactive sessions sampled: ${waits.join(", ")}\n${r.top.join("\n")}`);
+      const cpu = Object.entries(r.pgCpu ?? {})
+        .filter(([, ms]) => ms >= 0.01)
+        .sort((a, b) => b[1] - a[1])
+        .map(([who, ms]) => `${who} ${fmt(ms, 2)}`);
+      console.log(
+        `\n${name}\nactive sessions sampled: ${waits.join(", ")}\npostgres CPU ms/req: ${cpu.join(", ")}\n${r.top.join("\n")}`,
+      );
     }
   const best = (name: string, key: "perSecond" | "p50") => {
     const xs = (results[name] ?? []).map((r) => r[key]);
@@ -333,6 +417,9 @@ function report() {
   console.log(`replay ×1 p50 / fresh ×1 p50: ${byPass("replay ×1", "fresh ×1", "p50")}`);
   console.log(`409 ×1 p50 / fresh ×1 p50: ${byPass("409 ×1", "fresh ×1", "p50")}`);
   console.log(
+    `Next, no database ×16 / catalog.list ×16 throughput: ${byPass("Next, no database (/api/health/live) ×16", "catalog.list ×16", "perSecond")}`,
+  );
+  console.log(
     `plain node: fresh ×16 / catalog.list ×16 throughput: ${byPass("plain node: fresh ×16", "plain node: catalog.list ×16", "perSecond")}`,
   );
   const [f1, f16] = floor;
@@ -344,6 +431,21 @@ function report() {
       `fresh ×16 throughput / pgbench ×16 tps: ${fmt(best("fresh ×16", "perSecond") / f16.tps, 3)}`,
     );
     console.log(`fresh ×1 p50 / pgbench ×1 latency: ${fmt(best("fresh ×1", "p50") / f1.latencyMs, 2)}`);
+    // What is left of fresh ×1 once the parts that are not ours are taken out, per pass.
+    const ours = (results["fresh ×1"] ?? []).map(
+      (r, p) =>
+        r.p50 -
+        ((results["Next, no database (/api/health/live) ×1"] ?? [])[p]?.p50 ?? Number.NaN) -
+        ((results["provider charge alone ×1"] ?? [])[p]?.p50 ?? Number.NaN),
+    );
+    const overFloor = (name: string) =>
+      (results[name] ?? []).map((r) => fmt(r.p50 / f1.latencyMs, 2)).join(" / ");
+    console.log(
+      `Next alone ×1 p50 / pgbench ×1: ${overFloor("Next, no database (/api/health/live) ×1")}; provider charge alone ×1 p50 / pgbench ×1: ${overFloor("provider charge alone ×1")}`,
+    );
+    console.log(
+      `(fresh ×1 p50 − Next alone ×1 p50 − provider charge alone ×1 p50) / pgbench ×1: ${ours.map((x) => fmt(x / f1.latencyMs, 2)).join(" / ")}`,
+    );
   }
 }
 
@@ -398,6 +500,9 @@ async function startServer(): Promise<ChildProcess> {
       DATABASE_URL: dbUrl("checkout"),
       PAYMENT_PROVIDER_URL: provider.url,
       PORT: String(PORT),
+      // As a deployment logs (`APP_ENV=production` means JSON); the development default pretty-prints
+      // every request synchronously.
+      LOG_FORMAT: process.env.LOG_FORMAT ?? "json",
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
