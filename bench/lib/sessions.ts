@@ -8,7 +8,7 @@ export interface Sampler {
 /**
  * Samples pg_stat_activity of one database every 50 ms while a load runs. The sampler is itself a
  * load on the database: every 20 ms it cost PostgreSQL about 85–90 ms of CPU a second, every 50 ms
- * about 45 (and `measured` leaves it out of the database's CPU per request).
+ * about 45–60 (and `measured` leaves it out of the database's CPU per request).
  */
 export function startWaitSampler(url: string): Sampler {
   const client = new pg.Client({ connectionString: url });
