@@ -282,6 +282,7 @@ for (const [name, r] of Object.entries(
     accountId,
     orders,
     clients: CLIENTS,
+    measure: inThisProcess,
   }),
 ))
   recordResult(name, r);
@@ -294,6 +295,31 @@ await stopServer();
 await admin.end();
 await provider.stop();
 await database.stop();
+
+/**
+ * CPU around a load run in this process (the in-process comparisons): the app's code runs here,
+ * so the "server" column is this process; PostgreSQL and the provider as for the HTTP loads.
+ */
+async function inThisProcess(run: () => Promise<LoadResult>): Promise<Measured> {
+  const before = {
+    self: process.cpuUsage(),
+    provider: cpuMs(provider.pid),
+    pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
+  };
+  const walBefore = await walBytes();
+  const r = await run();
+  const self = process.cpuUsage(before.self);
+  const per = (ms: number) => ms / r.requests;
+  return {
+    ...r,
+    walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
+    cpu: {
+      server: per((self.user + self.system) / 1000),
+      provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
+      postgres: before.pg && postmasterPid ? per(cpuDelta(before.pg, cpuMs(postmasterPid))) : undefined,
+    },
+  };
+}
 
 /** 409s: payments held at the provider (a fault header delays its answer) keep their keys in flight. */
 async function conflicts(clients: number, total: number): Promise<Measured> {
@@ -419,6 +445,16 @@ function report() {
   console.log(
     `Next, no database ×16 / catalog.list ×16 throughput: ${byPass("Next, no database (/api/health/live) ×16", "catalog.list ×16", "perSecond")}`,
   );
+  const cpuRatio = (a: string, b: string) => {
+    const [x, y] = [results[a]?.[0]?.cpu, results[b]?.[0]?.cpu];
+    return x && y
+      ? `this process ${fmt(x.server / y.server, 2)}, PostgreSQL ${fmt((x.postgres ?? Number.NaN) / (y.postgres ?? Number.NaN), 2)}`
+      : "n/a";
+  };
+  for (const c of CLIENTS)
+    console.log(
+      `in process ×${c}, idempotency off / payments.create: throughput ${byPass(`in process: idempotency off ×${c}`, `in process: payments.create ×${c}`, "perSecond")}; CPU per payment ${cpuRatio(`in process: idempotency off ×${c}`, `in process: payments.create ×${c}`)}`,
+    );
   console.log(
     `plain node: fresh ×16 / catalog.list ×16 throughput: ${byPass("plain node: fresh ×16", "plain node: catalog.list ×16", "perSecond")}`,
   );

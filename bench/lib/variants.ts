@@ -14,6 +14,8 @@ export interface VariantDeps {
   accountId: string;
   orders(n: number): Promise<string[]>;
   clients: readonly number[];
+  /** Wraps a load to measure around it (CPU per process); the load's result as is by default. */
+  measure?: (run: () => Promise<LoadResult>) => Promise<LoadResult>;
 }
 
 const SIZES = [60, 300];
@@ -57,30 +59,34 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
     }) as unknown as Owner;
 
   const out: Record<string, LoadResult> = {};
+  const measure = deps.measure ?? ((run: () => Promise<LoadResult>) => run());
   const input = (orderId: string) => ({ orderId, paymentMethod: "pm_card_visa" });
+  const viaProcedure = async (orderId: string) => {
+    const ctx = createContextInner({
+      prisma,
+      principal: { account, isAdmin: false },
+      reqHeaders: new Headers({ "idempotency-key": randomUUID() }),
+      provider,
+    });
+    return (await createCaller(ctx).payments.create(input(orderId))).status === "succeeded";
+  };
+  const withoutKey = async (orderId: string) =>
+    (await executePayment({ prisma, provider }, plainOwner(), deps.accountId, input(orderId))).status ===
+    "succeeded";
+  // Warm-up, unmeasured: whichever variant ran first opened the pool's connections, and each new
+  // connection plans every statement five times before it keeps a generic plan (decision 0047).
+  const most = Math.max(...deps.clients);
+  for (const run of [viaProcedure, withoutKey]) {
+    const ids = await deps.orders(4 * most);
+    await closedLoop(most, ids.length, (k) => run(ids[k] as string));
+  }
   for (const [i, clients] of deps.clients.entries()) {
     const n = SIZES[i] as number;
     // Interleaved in pairs, so background load falls on both alike.
     const withKey = await deps.orders(n);
     const without = await deps.orders(n);
-    const idempotent = await closedLoop(clients, n, async (k) => {
-      const ctx = createContextInner({
-        prisma,
-        principal: { account, isAdmin: false },
-        reqHeaders: new Headers({ "idempotency-key": randomUUID() }),
-        provider,
-      });
-      return (await createCaller(ctx).payments.create(input(withKey[k] as string))).status === "succeeded";
-    });
-    const plain = await closedLoop(clients, n, async (k) => {
-      const r = await executePayment(
-        { prisma, provider },
-        plainOwner(),
-        deps.accountId,
-        input(without[k] as string),
-      );
-      return r.status === "succeeded";
-    });
+    const idempotent = await measure(() => closedLoop(clients, n, (k) => viaProcedure(withKey[k] as string)));
+    const plain = await measure(() => closedLoop(clients, n, (k) => withoutKey(without[k] as string)));
     out[`in process: payments.create ×${clients}`] = idempotent;
     out[`in process: idempotency off ×${clients}`] = plain;
   }
@@ -89,44 +95,46 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const send = (sql: { text: string; values: unknown[] }) => pool.query(sql.text, sql.values as unknown[]);
   for (const [i, clients] of deps.clients.entries()) {
     const ids = await deps.orders(SIZES[i] as number);
-    out[`node-postgres, the app's SQL ×${clients}`] = await closedLoop(clients, ids.length, async (k) => {
-      const key = randomUUID();
-      const request = input(ids[k] as string);
-      await send(accountByTokenStatement(hashToken("sk_test_alice")));
-      const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
-      const claim = {
-        accountId: deps.accountId,
-        key,
-        procedure: "payments.create",
-        fingerprint: idem.fingerprint("payments.create", params),
-        requestParams: params,
-        leaseSeconds: 30,
-        ttlSeconds: 86_400,
-      };
-      const scope = `${deps.accountId}\n${key}`;
-      const phase = {
-        recoveryPoint: createPaymentPhase.recoveryPoint,
-        ...createPaymentPhase.statement(request, { account }, idem.firstPhaseKey(scope)),
-      };
-      const { rows } = await send(idem.claimStatement(claim, phase));
-      const row = rows[0];
-      const p = row.phaseResult;
-      const payment = {
-        id: p.id,
-        orderId: p.order_id,
-        accountId: p.account_id,
-        amountMinor: p.amount_minor,
-        currency: p.currency,
-        paymentMethod: p.payment_method,
-        providerKey: p.provider_key,
-      };
-      const charge = { id: `ch_bench_${randomUUID()}`, failureCode: null, failureMessage: null };
-      const body = JSON.stringify({ data: { id: payment.id } });
-      await send(
-        idem.completionStatement(BigInt(row.id), row.fence, 200, body, settleAndBook(payment, charge)),
-      );
-      return true;
-    });
+    out[`node-postgres, the app's SQL ×${clients}`] = await measure(() =>
+      closedLoop(clients, ids.length, async (k) => {
+        const key = randomUUID();
+        const request = input(ids[k] as string);
+        await send(accountByTokenStatement(hashToken("sk_test_alice")));
+        const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
+        const claim = {
+          accountId: deps.accountId,
+          key,
+          procedure: "payments.create",
+          fingerprint: idem.fingerprint("payments.create", params),
+          requestParams: params,
+          leaseSeconds: 30,
+          ttlSeconds: 86_400,
+        };
+        const scope = `${deps.accountId}\n${key}`;
+        const phase = {
+          recoveryPoint: createPaymentPhase.recoveryPoint,
+          ...createPaymentPhase.statement(request, { account }, idem.firstPhaseKey(scope)),
+        };
+        const { rows } = await send(idem.claimStatement(claim, phase));
+        const row = rows[0];
+        const p = row.phaseResult;
+        const payment = {
+          id: p.id,
+          orderId: p.order_id,
+          accountId: p.account_id,
+          amountMinor: p.amount_minor,
+          currency: p.currency,
+          paymentMethod: p.payment_method,
+          providerKey: p.provider_key,
+        };
+        const charge = { id: `ch_bench_${randomUUID()}`, failureCode: null, failureMessage: null };
+        const body = JSON.stringify({ data: { id: payment.id } });
+        await send(
+          idem.completionStatement(BigInt(row.id), row.fence, 200, body, settleAndBook(payment, charge)),
+        );
+        return true;
+      }),
+    );
   }
   restoreLimits();
   await pool.end();
