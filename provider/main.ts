@@ -60,9 +60,15 @@ const pool = new pg.Pool({
   idleTimeoutMillis: 5 * 60_000,
   application_name: "payment-provider",
 });
-pool.on("error", (err) =>
-  process.stderr.write(`provider: idle database connection failed: ${err.message}\n`),
-);
+// The database ending an idle connection (its shutdown or restart, pg_terminate_backend) is not a
+// failure: the pool drops it and opens another when asked. SQLSTATE 57P01-57P03, as server/db.ts.
+const CLOSED_BY_SERVER = new Set(["57P01", "57P02", "57P03"]);
+pool.on("error", (err) => {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && CLOSED_BY_SERVER.has(code))
+    process.stdout.write(`provider: the database closed an idle connection (${code})\n`);
+  else process.stderr.write(`provider: idle database connection failed: ${err.message}\n`);
+});
 
 try {
   await ensureSchema(pool);

@@ -79,6 +79,50 @@ describe("provider process lifecycle", () => {
     20_000,
   );
 
+  it("says, on stdout and not as a failure, that the database closed an idle connection", async () => {
+    // A database of its own, so that ending its connections touches no other test's provider.
+    const name = `provider_test_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: databaseUrl() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(databaseUrl());
+    url.pathname = `/${name}`;
+    const child = spawn(process.execPath, ["--import", "tsx", "provider/main.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, PROVIDER_DATABASE_URL: url.toString(), PROVIDER_PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await waitUntil(() => stdout.includes("\n"), 15_000);
+      const baseUrl = /listening on (\S+)/.exec(stdout)?.[1] ?? "";
+      await httpProvider({ baseUrl }).createCharge(
+        { amount: 1, currency: "usd", paymentMethod: "pm_card_visa" },
+        "idle-then-cut",
+      );
+      const { rowCount } = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+        [name],
+      );
+      expect(rowCount).toBeGreaterThan(0);
+      await waitUntil(() => stdout.includes("closed an idle connection (57P01)"), 5_000);
+      expect(stderr).toBe("");
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 30_000);
+
   it("several providers starting at once on an EMPTY database all come up (schema creation is serialized)", async () => {
     // A throwaway database, so the schema really is created concurrently from scratch.
     const name = `provider_test_${randomBytes(6).toString("hex")}`;
