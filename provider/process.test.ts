@@ -35,6 +35,24 @@ async function waitUntil(check: () => boolean, timeoutMs: number): Promise<numbe
   return performance.now() - started;
 }
 
+/** provider/main.ts as a child process, its output collected as it comes. */
+function spawnMain(databaseUrl: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "provider/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PROVIDER_DATABASE_URL: databaseUrl, PROVIDER_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = { stdout: "", stderr: "" };
+  child.stdout.setEncoding("utf8").on("data", (t: string) => {
+    out.stdout += t;
+  });
+  child.stderr.setEncoding("utf8").on("data", (t: string) => {
+    out.stderr += t;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, out, exited };
+}
+
 describe("provider process lifecycle", () => {
   it("prints one ready line and serves /health", async () => {
     const started = performance.now();
@@ -56,25 +74,12 @@ describe("provider process lifecycle", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
     "main.ts prints exactly one stdout line and exits 0 on %s",
     async (signal) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "provider/main.ts"], {
-        cwd: ROOT,
-        env: { ...process.env, PROVIDER_DATABASE_URL: databaseUrl(), PROVIDER_PORT: "0" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (t: string) => {
-        stdout += t;
-      });
-      child.stderr.setEncoding("utf8").on("data", (t: string) => {
-        stderr += t;
-      });
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      await waitUntil(() => stdout.includes("\n"), 15_000);
+      const { child, out, exited } = spawnMain(databaseUrl());
+      await waitUntil(() => out.stdout.includes("\n"), 15_000);
       child.kill(signal);
       expect(await exited).toBe(0);
-      expect(stdout).toMatch(/^provider listening on http:\/\/127\.0\.0\.1:\d+\n$/);
-      expect(stderr).toBe("");
+      expect(out.stdout).toMatch(/^provider listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(out.stderr).toBe("");
     },
     20_000,
   );
@@ -87,23 +92,10 @@ describe("provider process lifecycle", () => {
     await admin.query(`CREATE DATABASE ${name}`);
     const url = new URL(databaseUrl());
     url.pathname = `/${name}`;
-    const child = spawn(process.execPath, ["--import", "tsx", "provider/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, PROVIDER_DATABASE_URL: url.toString(), PROVIDER_PORT: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (t: string) => {
-      stdout += t;
-    });
-    child.stderr.setEncoding("utf8").on("data", (t: string) => {
-      stderr += t;
-    });
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const { child, out, exited } = spawnMain(url.toString());
     try {
-      await waitUntil(() => stdout.includes("\n"), 15_000);
-      const baseUrl = /listening on (\S+)/.exec(stdout)?.[1] ?? "";
+      await waitUntil(() => out.stdout.includes("\n"), 15_000);
+      const baseUrl = /listening on (\S+)/.exec(out.stdout)?.[1] ?? "";
       await httpProvider({ baseUrl }).createCharge(
         { amount: 1, currency: "usd", paymentMethod: "pm_card_visa" },
         "idle-then-cut",
@@ -113,8 +105,8 @@ describe("provider process lifecycle", () => {
         [name],
       );
       expect(rowCount).toBeGreaterThan(0);
-      await waitUntil(() => stdout.includes("closed an idle connection (57P01)"), 5_000);
-      expect(stderr).toBe("");
+      await waitUntil(() => out.stdout.includes("closed an idle connection (57P01)"), 5_000);
+      expect(out.stderr).toBe("");
     } finally {
       child.kill("SIGTERM");
       await exited;
