@@ -136,10 +136,24 @@ async function sessionsStarted(): Promise<number> {
   return rows[0].n as number;
 }
 
-/** Runs one load with CPU, statement, wait and WAL sampling around it. */
-async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
+/** CPU ms of the Next server's process tree, for `measured`. */
+const serverCpu = () => cpuMs(server.pid as number);
+/**
+ * CPU ms of this process, for the in-process comparisons: the app's code runs here, so their
+ * "server" column is this process.
+ */
+const thisProcessCpu = () => {
+  const used = process.cpuUsage();
+  return new Map([[process.pid, (used.user + used.system) / 1000]]);
+};
+
+/**
+ * Runs one load with CPU, statement, wait and WAL sampling around it; `appCpu` reads the CPU of
+ * wherever the app's code runs (the server by default).
+ */
+async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Promise<Measured> {
   const before = {
-    server: cpuMs(server.pid as number),
+    server: appCpu(),
     provider: cpuMs(provider.pid),
     pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
   };
@@ -160,7 +174,7 @@ async function measured(run: () => Promise<LoadResult>): Promise<Measured> {
     newSessions,
     walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
     cpu: {
-      server: per(cpuDelta(before.server, cpuMs(server.pid as number))),
+      server: per(cpuDelta(before.server, appCpu())),
       provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
       postgres:
         before.pg && pgAfter ? per(cpuDelta(notObserver(before.pg), notObserver(pgAfter))) : undefined,
@@ -282,7 +296,7 @@ for (const [name, r] of Object.entries(
     accountId,
     orders,
     clients: CLIENTS,
-    measure: inThisProcess,
+    measure: (run) => measured(run, thisProcessCpu),
   }),
 ))
   recordResult(name, r);
@@ -295,31 +309,6 @@ await stopServer();
 await admin.end();
 await provider.stop();
 await database.stop();
-
-/**
- * CPU around a load run in this process (the in-process comparisons): the app's code runs here,
- * so the "server" column is this process; PostgreSQL and the provider as for the HTTP loads.
- */
-async function inThisProcess(run: () => Promise<LoadResult>): Promise<Measured> {
-  const before = {
-    self: process.cpuUsage(),
-    provider: cpuMs(provider.pid),
-    pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
-  };
-  const walBefore = await walBytes();
-  const r = await run();
-  const self = process.cpuUsage(before.self);
-  const per = (ms: number) => ms / r.requests;
-  return {
-    ...r,
-    walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
-    cpu: {
-      server: per((self.user + self.system) / 1000),
-      provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
-      postgres: before.pg && postmasterPid ? per(cpuDelta(before.pg, cpuMs(postmasterPid))) : undefined,
-    },
-  };
-}
 
 /** 409s: payments held at the provider (a fault header delays its answer) keep their keys in flight. */
 async function conflicts(clients: number, total: number): Promise<Measured> {

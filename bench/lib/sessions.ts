@@ -23,10 +23,12 @@ export function startWaitSampler(url: string): Sampler {
     while (!stopped) {
       const { rows } = await client.query(
         `SELECT count(*) FILTER (WHERE state <> 'idle')::int AS active,
-                count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS waiting,
-                -- A commit waiting for its WAL to reach disk: its own fsync, or another's.
+                count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'Lock')::int AS waiting,
+                -- A commit waiting for its WAL to reach disk: its own fsync, or another's. Counted
+                -- among the active only, as the shares are of active sessions (an idle one can
+                -- still show its last wait, which read 200 % at one client).
                 -- PostgreSQL 15 spells the IO events WALSync, WALWrite; 18 (embedded) WalSync, WalWrite.
-                count(*) FILTER (WHERE (wait_event_type, lower(wait_event)) IN
+                count(*) FILTER (WHERE state <> 'idle' AND (wait_event_type, lower(wait_event)) IN
                   (('LWLock', 'walwrite'), ('IO', 'walsync'), ('IO', 'walwrite')))::int AS flushing,
                 coalesce(json_agg(coalesce(wait_event_type || ':' || wait_event, 'running'))
                   FILTER (WHERE state <> 'idle'), '[]') AS events
