@@ -27,22 +27,33 @@ export type LimitName = keyof typeof LIMIT_RULES;
 
 export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-const holder = globalThis as unknown as { limitPool?: pg.Pool; limiters?: Map<string, RateLimiterPostgres> };
+interface LimitStore {
+  pool: pg.Pool;
+  /** Statements sent by name (prepared once per connection), or unnamed for PgBouncer. */
+  named: boolean;
+}
+const holder = globalThis as unknown as {
+  limitStore?: LimitStore;
+  limiters?: Map<string, RateLimiterPostgres>;
+};
 
-function limitPool(): pg.Pool {
-  holder.limitPool ??= createPool(requireDatabaseUrl(), 3, SERVER_IDLE_CONNECTION_MS);
-  return holder.limitPool;
+function limitStore(): LimitStore {
+  holder.limitStore ??= {
+    pool: createPool(requireDatabaseUrl(), 3, SERVER_IDLE_CONNECTION_MS),
+    named: env.DATABASE_PREPARED_STATEMENTS === "on",
+  };
+  return holder.limitStore;
 }
 
 /**
  * The limiters' statements go through `pool` until the returned function is called (the cost
- * test counts them among a payment's round trips).
+ * test counts them among a payment's round trips). `named` defaults to the server's setting.
  */
-export function sendLimitsThrough(pool: pg.Pool): () => void {
-  const previous = holder.limitPool;
-  holder.limitPool = pool;
+export function sendLimitsThrough(pool: pg.Pool, opts: { named?: boolean } = {}): () => void {
+  const previous = holder.limitStore;
+  holder.limitStore = { pool, named: opts.named ?? env.DATABASE_PREPARED_STATEMENTS === "on" };
   return () => {
-    holder.limitPool = previous;
+    holder.limitStore = previous;
   };
 }
 
@@ -52,7 +63,7 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
   let limiter = holder.limiters.get(id);
   if (!limiter) {
     limiter = new RateLimiterPostgres({
-      storeClient: unnamedStatements(),
+      storeClient: limiterStatements(),
       storeType: "pool",
       tableName: "rate_limits",
       tableCreated: true, // the migration owns the table
@@ -67,12 +78,17 @@ function limiterFor(rule: LimitRule): RateLimiterPostgres {
 
 /**
  * The limiter names its prepared statements, which PgBouncer in transaction mode (1.18) cannot
- * follow from one server connection to the next ("prepared statement … already exists"): the
- * same queries, sent unnamed. With storeType "pool" the limiter only ever calls `query`.
+ * follow from one server connection to the next ("prepared statement … already exists"): there
+ * the same queries go unnamed. Where the connection is a session of its own
+ * (`DATABASE_PREPARED_STATEMENTS=on`, decision 0041) the names are kept, so PostgreSQL parses and
+ * plans the upsert once per connection instead of on every payment. With storeType "pool" the
+ * limiter only ever calls `query`.
  */
-function unnamedStatements(): pg.Pool {
-  const query = (q: { text: string; values?: unknown[] }) =>
-    limitPool().query({ text: q.text, values: q.values });
+function limiterStatements(): pg.Pool {
+  const query = (q: { name?: string; text: string; values?: unknown[] }) => {
+    const { pool, named } = limitStore();
+    return pool.query(named && q.name ? q : { text: q.text, values: q.values });
+  };
   return { query } as unknown as pg.Pool;
 }
 
