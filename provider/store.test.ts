@@ -41,18 +41,6 @@ describe("createChargeOnce in one statement", () => {
     expect(await chargesFor(key)).toEqual([first.charge.id]);
   });
 
-  it("is prepared once per connection, by name", async () => {
-    const one = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
-    try {
-      for (const fingerprint of ["f", "f"])
-        await createChargeOnce(one, { key: uniqueKey("prepared"), fingerprint, charge, render });
-      const prepared = await one.query("SELECT name FROM pg_prepared_statements");
-      expect(prepared.rows.map((r) => r.name)).toEqual(["provider_charge_once"]);
-    } finally {
-      await one.end();
-    }
-  });
-
   it("a key past retention is forgotten: the same key charges anew and names the new charge", async () => {
     const key = uniqueKey("retention");
     const first = await createChargeOnce(pool, {

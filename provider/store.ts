@@ -192,13 +192,7 @@ END
 $fn$;
 `;
 
-// Named, so each connection parses and plans it once: the provider's connections are its own
-// sessions (never behind a transaction pooler), as a payment service's are.
-const chargeOnce = (values: unknown[]) => ({
-  name: "provider_charge_once",
-  text: `SELECT * FROM ${SCHEMA}.charge_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-  values,
-});
+const CHARGE_ONCE = `SELECT * FROM ${SCHEMA}.charge_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 
 interface ChargeOnceRow {
   held: boolean;
@@ -272,13 +266,13 @@ export async function createChargeOnce(
     return done;
   };
   try {
-    if (!args.holdMs) return settled((await pool.query<ChargeOnceRow>(chargeOnce(params(true)))).rows[0]);
+    if (!args.holdMs) return settled((await pool.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
     const holdMs = args.holdMs;
     return await inTransaction(pool, async (client) => {
-      const found = outcome((await client.query<ChargeOnceRow>(chargeOnce(params(false)))).rows[0]);
+      const found = outcome((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(false))).rows[0]);
       if (found) return found;
       await sleep(holdMs);
-      return settled((await client.query<ChargeOnceRow>(chargeOnce(params(true)))).rows[0]);
+      return settled((await client.query<ChargeOnceRow>(CHARGE_ONCE, params(true))).rows[0]);
     });
   } catch (err) {
     // Backstop: the key table's primary key makes a second charge for one live key impossible
