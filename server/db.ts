@@ -61,11 +61,17 @@ export function createPool(connectionString: string, max = 10, idleTimeoutMillis
   return pool;
 }
 
+/**
+ * Whether this server's connections are sessions of their own, where statements may be prepared by
+ * name (decision 0041): off behind PgBouncer in transaction mode.
+ */
+export const preparedStatementsOn = (): boolean => env.DATABASE_PREPARED_STATEMENTS === "on";
+
 export function createPrismaClient(
   connectionString: string,
   opts: { preparedStatements?: boolean; idleConnectionMs?: number } = {},
 ): PrismaClient {
-  const prepared = opts.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS === "on";
+  const prepared = opts.preparedStatements ?? preparedStatementsOn();
   const statementNameGenerator = prepared ? statementNames() : undefined;
   const pool = createPool(connectionString, undefined, opts.idleConnectionMs);
   const client = new PrismaClient({

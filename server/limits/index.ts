@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import { createPool, SERVER_IDLE_CONNECTION_MS } from "../db";
+import { createPool, preparedStatementsOn, SERVER_IDLE_CONNECTION_MS } from "../db";
 import { env, requireDatabaseUrl } from "../env";
 
 // Abuse limits whose counters live in PostgreSQL (rate-limiter-flexible's table `rate_limits`),
@@ -40,7 +40,7 @@ const holder = globalThis as unknown as {
 function limitStore(): LimitStore {
   holder.limitStore ??= {
     pool: createPool(requireDatabaseUrl(), 3, SERVER_IDLE_CONNECTION_MS),
-    named: env.DATABASE_PREPARED_STATEMENTS === "on",
+    named: preparedStatementsOn(),
   };
   return holder.limitStore;
 }
@@ -51,7 +51,7 @@ function limitStore(): LimitStore {
  */
 export function sendLimitsThrough(pool: pg.Pool, opts: { named?: boolean } = {}): () => void {
   const previous = holder.limitStore;
-  holder.limitStore = { pool, named: opts.named ?? env.DATABASE_PREPARED_STATEMENTS === "on" };
+  holder.limitStore = { pool, named: opts.named ?? preparedStatementsOn() };
   return () => {
     holder.limitStore = previous;
   };
