@@ -478,6 +478,11 @@ function report() {
     console.log(
       `(fresh ×1 p50 − Next alone ×1 p50 − provider charge alone ×1 p50) / pgbench ×1: ${ours.map((x) => fmt(x / f1.latencyMs, 2)).join(" / ")}`,
     );
+    // Replay ≤ 0.3 × fresh and fresh ≤ 5 × pgbench hold together only if a replay takes at most
+    // 1.5 × pgbench ×1: set beside the server's cheapest requests (docs/decisions/0049).
+    console.log(
+      `both ×1 targets need replay ×1 p50 / pgbench ×1 ≤ 1.5: replay ${overFloor("replay ×1")}; catalog.list ${overFloor("catalog.list ×1")}`,
+    );
   }
 }
 
