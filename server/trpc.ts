@@ -8,7 +8,6 @@ import {
   type IdempotencyHandle,
   type IdempotencyOptions,
   idempotent,
-  StoredReplay,
 } from "./idempotency";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
@@ -57,28 +56,32 @@ export const authedProcedure = t.procedure.use(requireAccount);
 
 /**
  * Spends one of the account's points for this kind of call; 429 with Retry-After once spent.
- * After an idempotent procedure's key check it runs only for work that is new (a claim or a
- * takeover): replays, 409s and 422s are answered before it and cost nothing. Its error carries
- * a retry time, so the key is released rather than stored (docs/decisions/0026).
+ * For an idempotent procedure pass `admittedBy(name)` as its `admit` option instead: the layer
+ * then asks only for work that is new (replays, 409s and 422s cost nothing) and undoes the
+ * claim's writes with the refusal (docs/decisions/0026).
  */
 export function limitedBy(name: LimitName) {
   return t.middleware(async ({ ctx, next }) => {
     const account = ctx.principal.account;
     if (!account)
       throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
-    // A replayed stored answer does no work, so it costs nothing against the limit.
-    if ((ctx as { idempotency?: unknown }).idempotency instanceof StoredReplay) return next();
-    const limit = await consume(LIMIT_RULES[name], account.id);
-    if (!limit.ok) {
-      ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
-      throw new TRPCError({
-        code: "TOO_MANY_REQUESTS",
-        message: `Too many requests: retry after ${limit.retryAfterSeconds} s.`,
-        cause: new ErrorDetails({ reason: "rate_limited" }, limit.retryAfterSeconds),
-      });
-    }
+    await admittedBy(name)({ account, resHeaders: ctx.resHeaders });
     return next();
   });
+}
+
+/** The limit `name` as an admission check: throws the 429 (with Retry-After) once spent. */
+export function admittedBy(name: LimitName) {
+  return async ({ account, resHeaders }: { account: { id: string }; resHeaders: Headers }) => {
+    const limit = await consume(LIMIT_RULES[name], account.id);
+    if (limit.ok) return;
+    resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
+    throw new TRPCError({
+      code: "TOO_MANY_REQUESTS",
+      message: `Too many requests: retry after ${limit.retryAfterSeconds} s.`,
+      cause: new ErrorDetails({ reason: "rate_limited" }, limit.retryAfterSeconds),
+    });
+  };
 }
 
 export const adminProcedure = t.procedure.use(({ ctx, next }) => {

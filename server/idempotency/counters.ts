@@ -10,6 +10,7 @@ export const OUTCOMES = [
   "fenced",
   "completed",
   "released",
+  "refused",
   "expired_swept",
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];

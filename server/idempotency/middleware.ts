@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import type { Db } from "../db";
+import type { Db, Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { counters, type Outcome } from "./counters";
 import { ErrorDetails } from "./error-details";
@@ -18,6 +18,7 @@ import {
   releaseKey,
   renewLease,
   takeOverKey,
+  withdrawClaim,
 } from "./store";
 
 export interface IdempotencyOptions<TInput> {
@@ -44,6 +45,14 @@ export interface IdempotencyOptions<TInput> {
    * itself and decides the outcome. The handler reads the value with `phaseResult`.
    */
   firstPhase?: FirstPhase<TInput>;
+  /**
+   * Decides whether this new work may run at all (a rate limit, say), after the claim has told
+   * new work from a replay, a 409 or a 422 (those cost nothing). It refuses by throwing; the
+   * refusal is final for this request, so what the claim wrote is undone in one transaction
+   * (the first phase through its `undo`, the key back to "started" and free) before the error
+   * goes to the client: nothing is left that a retry, the completer or an operator would act on.
+   */
+  admit?: (ctx: { account: { id: string }; resHeaders: Headers }) => Promise<void>;
 }
 
 export interface FirstPhase<TInput> {
@@ -57,6 +66,11 @@ export interface FirstPhase<TInput> {
      */
     key: { id: Prisma.Sql; isNew: Prisma.Sql; derivedKey(purpose: string): Prisma.Sql },
   ): Omit<FirstPhaseStatement, "recoveryPoint">;
+  /**
+   * Removes what the phase wrote with the claim of key `keyId`, in the transaction that frees the
+   * key after a refusal (see `admit`). Runs only when the phase ran with this attempt's claim.
+   */
+  undo(tx: Tx, keyId: bigint): Promise<unknown>;
 }
 
 export const IDEMPOTENCY_DEFAULTS = {
@@ -212,6 +226,8 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
     );
     const settled = (outcome: Outcome) => observe(outcome, decision.row.id, owner.fence);
     settled(decision.fence === decision.row.fence ? "claimed" : "lease_takeover");
+    if (o.admit)
+      await admitOrWithdraw(ctx, o.admit, owner, ownClaimPhase(o.firstPhase, decision.row), settled);
     try {
       const result = await runAsOwner(
         ctx.prisma,
@@ -234,6 +250,39 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
 }
 
 type Settled = { ok: true; data: unknown } | { ok: false; error: TRPCError };
+
+/** The first phase when it committed with this attempt's own claim: only then may it be undone. */
+function ownClaimPhase<TInput>(phase: FirstPhase<TInput> | undefined, row: KeyRow) {
+  return phase && row.inserted && row.phaseResult != null ? phase : undefined;
+}
+
+/**
+ * Runs the admission check of new work; on a refusal, frees the key and undoes this attempt's
+ * first phase in one transaction, then rethrows the refusal. A takeover refused only gives the
+ * key back: the work it would have resumed belongs to an earlier attempt, which the completer
+ * still finishes.
+ */
+async function admitOrWithdraw(
+  ctx: RequiredContext,
+  admit: NonNullable<IdempotencyOptions<unknown>["admit"]>,
+  owner: KeyOwner,
+  phase: Pick<FirstPhase<unknown>, "undo"> | undefined,
+  settled: (outcome: Outcome) => void,
+): Promise<void> {
+  try {
+    await admit(ctx);
+  } catch (refusal) {
+    const why = refusal instanceof Error ? refusal.message : String(refusal);
+    const freed = phase
+      ? await withdrawClaim(ctx.prisma, owner.keyId, owner.fence, why, (tx) => phase.undo(tx, owner.keyId))
+      : await releaseKey(ctx.prisma, owner.keyId, owner.fence, why);
+    if (freed) {
+      counters.increment("refused");
+      settled("refused");
+    }
+    throw refusal;
+  }
+}
 
 /**
  * Runs an owned key's work and settles the key by the outcome: a success or a business error

@@ -314,6 +314,38 @@ export async function releaseKey(
   return (rows[0]?.n ?? 0) === 1;
 }
 
+/**
+ * Takes back a fresh claim whose request was refused before its work began: `undo` removes what
+ * the first phase wrote, and the key returns to "started", free, in the same transaction, so the
+ * refusal leaves no work behind and the same key may be sent again. Fenced: false (and nothing
+ * undone) when another attempt holds the key.
+ */
+export async function withdrawClaim(
+  prisma: Db,
+  id: bigint,
+  fence: number,
+  reason: string,
+  undo: (tx: Tx) => Promise<unknown>,
+): Promise<boolean> {
+  const why = reason.slice(0, 500);
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ n: number }[]>`
+      WITH withdrawn AS (
+        UPDATE idempotency_keys
+           SET recovery_point = 'started', locked_until = NULL, updated_at = now(), last_error = ${why}
+         WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
+        RETURNING id, fence
+      ), ev AS (
+        INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
+        SELECT id, 'refused', fence, ${why} FROM withdrawn
+      )
+      SELECT count(*)::int AS n FROM withdrawn`;
+    if ((rows[0]?.n ?? 0) !== 1) return false;
+    await undo(tx);
+    return true;
+  });
+}
+
 export async function recordFenced(prisma: Db, id: bigint, fence: number): Promise<void> {
   await recordKeyEvent(prisma, id, "fenced", null, fence);
 }

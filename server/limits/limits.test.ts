@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { createTestOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
 
 // The payment limit is counted in PostgreSQL, so two server processes share one allowance.
@@ -60,6 +61,28 @@ describe("the payment limit per account", () => {
     });
     expect(row?.responseStatus ?? null).toBeNull();
     expect(row?.state ?? "in_progress").toBe("in_progress");
+  });
+});
+
+describe("a payment refused by the limit", () => {
+  it("leaves nothing that the completer or a retry could charge later", async () => {
+    const buyer = await createTestAccount("limits-refused");
+    const order = await createTestOrder(buyer);
+    const payAs = (key: string, orderId: string) =>
+      postPayment(servers[0]?.url ?? "", buyer.token, key, { orderId, paymentMethod: "pm_card_visa" });
+    for (let i = 0; i < LIMIT; i++) expect((await payAs(randomUUID(), randomUUID())).status).toBe(404);
+
+    const key = randomUUID();
+    const refused = await payAs(key, order.id);
+    expect(refused.status, refused.text).toBe(429);
+    // Refused before its work began: no pending payment holds the order, and the key's claim is
+    // taken back to "started", which neither the completer nor a re-drive acts on.
+    expect(await db().payment.count({ where: { orderId: order.id } })).toBe(0);
+    const row = await db().idempotencyKey.findUnique({
+      where: { accountId_key: { accountId: buyer.id, key } },
+      select: { state: true, recoveryPoint: true, lockedUntil: true },
+    });
+    expect(row).toMatchObject({ state: "in_progress", recoveryPoint: "started", lockedUntil: null });
   });
 });
 

@@ -57,6 +57,9 @@ export const createPaymentPhase: FirstPhase<PaymentRequest> = {
     done: Prisma.sql`EXISTS (SELECT 1 FROM payment_created)`,
     result: Prisma.sql`(SELECT row_to_json(p) FROM payment_created p)`,
   }),
+  // A refused request (429) takes its pending payment back: nothing was sent for it yet.
+  undo: (tx, keyId) =>
+    tx.$executeRaw`DELETE FROM payments WHERE idempotency_key_id = ${keyId} AND status = 'pending'`,
 };
 
 // The partial unique index decides between two tabs paying one order: no row means another

@@ -6,7 +6,7 @@ import { getPaymentForAccount } from "../payments/orders";
 import { createPaymentPhase, executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
 import { paymentView } from "../payments/views";
-import { authedProcedure, idempotentProcedure, limitedBy, router } from "../trpc";
+import { admittedBy, authedProcedure, idempotentProcedure, router } from "../trpc";
 
 export const ZCreatePayment = z.object({
   // One spelling per id: an upper-case UUID is the same order, so the same fingerprint.
@@ -51,6 +51,9 @@ export const paymentsRouter = router({
     fields: ["orderId", "paymentMethod"],
     leaseSeconds: env.PAYMENT_LEASE_SECONDS,
     firstPhase: createPaymentPhase,
+    // Decided after the claim (a replay costs nothing), undone with it when refused: a 429
+    // leaves no pending payment for the completer to charge later.
+    admit: admittedBy("paymentsByAccount"),
   })
     .meta({
       openapi: {
@@ -88,7 +91,6 @@ export const paymentsRouter = router({
         },
       },
     })
-    .use(limitedBy("paymentsByAccount"))
     .output(ZPayment)
     .mutation(
       replayable(({ ctx, input }) =>
