@@ -65,6 +65,11 @@ export class ProviderError extends Error {
   readonly code?: string;
   /** From Retry-After, when the provider sent it. */
   readonly retryAfterMs?: number;
+  /**
+   * False only with proof that no byte of the request reached the provider (the connection was
+   * refused or the host not found); otherwise the request may have been received and acted on.
+   */
+  readonly requestMayHaveLeft: boolean;
 
   constructor(
     message: string,
@@ -74,11 +79,13 @@ export class ProviderError extends Error {
       code?: string;
       retryAfterMs?: number;
       cause?: unknown;
+      requestMayHaveLeft?: boolean;
     },
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.kind = details.kind;
     this.retryable = details.kind !== "rejected";
+    this.requestMayHaveLeft = details.requestMayHaveLeft ?? true;
     if (details.status !== undefined) this.status = details.status;
     if (details.code !== undefined) this.code = details.code;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
@@ -166,6 +173,7 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
       throw new ProviderError(`${what}: provider unreachable (${reason})`, {
         kind: "unavailable",
         cause: err,
+        requestMayHaveLeft: !(err instanceof Error && neverConnected(err)),
       });
     }
   }
@@ -299,6 +307,14 @@ function send(
     });
     req.end(body);
   });
+}
+
+/** Errors that happen before a connection exists, so before any byte of a request is written. */
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL"]);
+
+function neverConnected(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && NEVER_CONNECTED.has(code);
 }
 
 function describeNetworkError(err: Error): string {

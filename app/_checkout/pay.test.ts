@@ -143,6 +143,16 @@ describe("payWithRetries", () => {
     expect(keys).toHaveLength(1);
   });
 
+  it("says nothing was charged only for a 402 whose reason proves it", async () => {
+    const { deps } = scripted([
+      httpError(402, "PAYMENT_REQUIRED", {
+        message: "Payment required.",
+        details: { reason: "something_else" },
+      }),
+    ]);
+    expect(await payWithRetries(deps, INPUT, KEY)).toMatchObject({ kind: "rejected", httpStatus: 402 });
+  });
+
   it.each([
     [422, "UNPROCESSABLE_CONTENT", "rejected"],
     [400, "BAD_REQUEST", "rejected"],

@@ -135,6 +135,8 @@ interface ClientErrorShape {
   meta?: { response?: { headers: { get(name: string): string | null } } };
 }
 
+const NOTHING_CHARGED = new Set(["card_declined", "provider_refused", "payment_abandoned"]);
+
 export function classifyFailure(error: unknown, now: number): Verdict {
   const e = (typeof error === "object" && error !== null ? error : {}) as ClientErrorShape;
   const status = e.data?.httpStatus;
@@ -157,7 +159,9 @@ export function classifyFailure(error: unknown, now: number): Verdict {
       };
     }
   }
-  if (status === 402) {
+  // "Nothing was charged" is shown for these alone: the provider's decline or definite refusal,
+  // or our durable record that no charge request ever left (an abandoned payment).
+  if (status === 402 && NOTHING_CHARGED.has(text("reason") ?? "")) {
     return { kind: "stop", outcome: { kind: "declined", paymentId: text("paymentId"), message } };
   }
   if (status === 401) {

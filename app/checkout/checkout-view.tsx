@@ -101,6 +101,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
       </Notice>
     );
   } else if (saved?.status === "declined" || saved?.status === "failed") {
+    // Both are proven: the provider declined, or refused for good, or no request ever left.
     problem = (
       <Notice tone="error" title={saved.failureMessage ?? "Your last payment attempt did not go through."}>
         <p>Nothing was charged. Choose a payment method and press Pay to try again.</p>

@@ -21,6 +21,8 @@ export interface AbandonedCandidate {
   requestParams: unknown;
   leaseSeconds: number;
   createdAt: Date;
+  /** Where the key's attempts got to: "started" when none began its work. */
+  recoveryPoint: string;
 }
 
 /** The completer's schedule: it never gives up, it only waits longer, up to a cap. */
@@ -38,7 +40,7 @@ export function backoffSeconds(b: RecoveryBackoff, completerAttempts: number): n
 }
 
 const CANDIDATE_COLUMNS = `id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
-  lease_seconds AS "leaseSeconds", created_at AS "createdAt"`;
+  lease_seconds AS "leaseSeconds", created_at AS "createdAt", recovery_point AS "recoveryPoint"`;
 
 /**
  * Unfinished keys of one procedure whose attempt stopped: no live lease, past the given recovery

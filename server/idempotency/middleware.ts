@@ -4,6 +4,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { counters, type Outcome } from "./counters";
 import { ErrorDetails } from "./error-details";
 import { fingerprint, pickFields } from "./fingerprint";
+import { startHeartbeat } from "./heartbeat";
 import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
   type ClaimParams,
@@ -301,9 +302,14 @@ export async function runAsOwner<R extends Settled>(
     counters.increment(outcome);
     onSettled(outcome);
   };
-  const stopHeartbeat = startHeartbeat(prisma, owner, leaseSeconds);
+  const heartbeat = startHeartbeat(() => renewLease(prisma, owner.keyId, owner.fence), {
+    leaseSeconds,
+    maxLifeSeconds: maxAttemptSeconds(leaseSeconds),
+  });
   try {
     const result = await run();
+    // No renewal may land after the key is settled below (it would lock a released key again).
+    await heartbeat.stop();
     if (owner.completed) {
       count("completed");
       return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
@@ -336,8 +342,17 @@ export async function runAsOwner<R extends Settled>(
     }
     throw error;
   } finally {
-    stopHeartbeat();
+    await heartbeat.stop();
   }
+}
+
+/**
+ * The longest an attempt keeps its lease by renewing it: far beyond any healthy attempt (whose
+ * provider call and transactions have timeouts of their own), short enough that a hung one is
+ * taken over within minutes.
+ */
+export function maxAttemptSeconds(leaseSeconds: number): number {
+  return Math.max(leaseSeconds * 4, 120);
 }
 
 async function finishWith(prisma: Db, owner: KeyOwner, status: number, body: StoredResponse) {
@@ -394,18 +409,4 @@ async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseSta
     }
   }
   return { kind: "in_flight" };
-}
-
-/** Renews the lease while a long handler runs, so a slow attempt is not mistaken for a dead one. */
-function startHeartbeat(prisma: Db, owner: KeyOwner, leaseSeconds: number): () => void {
-  const timer = setInterval(
-    () => {
-      renewLease(prisma, owner.keyId, owner.fence).catch(() => {
-        // A missed renewal only shortens the lease; completion is fenced either way.
-      });
-    },
-    Math.max(1000, (leaseSeconds * 1000) / 3),
-  );
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -10,7 +10,17 @@ type Tx = Prisma.TransactionClient;
  */
 export async function recordPaymentEvent(
   tx: Tx,
-  payment: Payment,
+  payment: Pick<
+    Payment,
+    | "id"
+    | "orderId"
+    | "accountId"
+    | "amountMinor"
+    | "currency"
+    | "updatedAt"
+    | "providerChargeId"
+    | "failureCode"
+  >,
   topic: TTopic,
 ): Promise<{ messageId: string }> {
   const facts = {

@@ -22,8 +22,10 @@ export const PAYMENT_PROCEDURE = "payments.create";
 export interface CompleterOptions {
   backoff?: RecoveryBackoff;
   /**
-   * A payment that never reached the provider is charged by the completer until this long after
-   * the Pay press; after it, it is failed instead (nothing charged, the order free to pay again).
+   * A payment for which no charge request ever left is charged by the completer until this long
+   * after its creation (the database's clock); after it, it is failed instead (nothing charged,
+   * proven by the durable mark every request commits first; the order is free to pay again).
+   * A payment whose request may be out is never abandoned: it is re-sent with the same key.
    */
   abandonAfterSeconds?: number;
   limit?: number;
@@ -65,15 +67,19 @@ export async function completeAbandonedPayments(deps: PaymentDeps, opts: Complet
 
 /**
  * An operator's "re-drive now": the same path as the completer, at once, whatever the backoff.
- * Recorded in the key's history. "busy" when an attempt holds the key (or won the race).
+ * Recorded in the key's history. "busy" when an attempt holds the key (or won the race);
+ * "not_started" for a key whose attempts never began its work (the completer skips those too).
  */
 export async function redrivePayment(
   deps: PaymentDeps,
   keyId: bigint,
   opts: CompleterOptions & { by: string },
-): Promise<Outcome | "not_found"> {
+): Promise<Outcome | "not_found" | "not_started"> {
   const candidate = await findUnfinishedKey(deps.prisma, keyId);
   if (!candidate) return "not_found";
+  // No attempt began its work (no payment exists, nothing was sent): driving it would create and
+  // charge a payment nobody's attempt had started. Left to the client's retry, or to expiry.
+  if (candidate.recoveryPoint === RECOVERY.started) return "not_started";
   await recordKeyEvent(deps.prisma, keyId, "redrive_requested", opts.by.slice(0, 200));
   return drive(deps, candidate, opts);
 }
@@ -82,12 +88,11 @@ async function drive(deps: PaymentDeps, candidate: AbandonedCandidate, opts: Com
   try {
     const taken = await takeOverAbandoned(deps.prisma, candidate, opts.backoff ?? DEFAULT_BACKOFF);
     if (!taken) return "busy";
-    const { owner, accountId, requestParams, leaseSeconds, createdAt } = taken;
-    const abandonAfterMs = (opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS) * 1000;
+    const { owner, accountId, requestParams, leaseSeconds } = taken;
     const result = await runAsOwner(deps.prisma, owner, leaseSeconds, async () => {
       try {
         const data = await executePayment(deps, owner, accountId, requestParams as PaymentRequest, {
-          abandonIfUncharged: Date.now() - createdAt.getTime() > abandonAfterMs,
+          abandonAfterSeconds: opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS,
         });
         return { ok: true as const, data };
       } catch (error) {

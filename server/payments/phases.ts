@@ -26,6 +26,20 @@ export type PendingPayment = Pick<
   Payment,
   "id" | "orderId" | "accountId" | "amountMinor" | "currency" | "paymentMethod" | "providerKey"
 >;
+type SettledPayment = Pick<
+  Payment,
+  | "id"
+  | "orderId"
+  | "accountId"
+  | "amountMinor"
+  | "currency"
+  | "status"
+  | "providerChargeId"
+  | "failureCode"
+  | "updatedAt"
+>;
+/** A pending payment with the time a charge request for it may last have left (null: never). */
+type TrackedPayment = PendingPayment & { chargeRequestedAt: string | null };
 interface PaymentRow {
   id: string;
   order_id: string;
@@ -34,8 +48,9 @@ interface PaymentRow {
   currency: string;
   payment_method: string;
   provider_key: string;
+  charge_requested_at: string | Date | null;
 }
-const pendingFromRow = (r: PaymentRow): PendingPayment => ({
+const pendingFromRow = (r: PaymentRow): TrackedPayment => ({
   id: r.id,
   orderId: r.order_id,
   accountId: r.account_id,
@@ -43,6 +58,7 @@ const pendingFromRow = (r: PaymentRow): PendingPayment => ({
   currency: r.currency,
   paymentMethod: r.payment_method,
   providerKey: r.provider_key,
+  chargeRequestedAt: r.charge_requested_at === null ? null : new Date(r.charge_requested_at).toISOString(),
 });
 
 /**
@@ -62,6 +78,12 @@ export const createPaymentPhase: FirstPhase<PaymentRequest> = {
     tx.$executeRaw`DELETE FROM payments WHERE idempotency_key_id = ${keyId} AND status = 'pending'`,
 };
 
+const PAYMENT_COLUMNS = Prisma.sql`id, order_id, account_id, amount_minor, currency, payment_method, provider_key, charge_requested_at`;
+
+// The charge request is marked in the insert itself (charge_requested_at = now()): the request
+// follows the commit of this phase directly, so the mark costs no statement of its own. A crash
+// in between leaves a payment marked that never reached the provider: it is then re-sent with the
+// same provider key, never abandoned, which is the safe side.
 // The partial unique index decides between two tabs paying one order: no row means another
 // pending or succeeded payment holds the order (or the order is not the caller's).
 function insertPendingPayment(
@@ -72,11 +94,11 @@ function insertPendingPayment(
   when: Prisma.Sql = Prisma.sql`true`,
 ) {
   return Prisma.sql`
-    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key)
-    SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}
+    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key, charge_requested_at)
+    SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}, now()
       FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
     ON CONFLICT DO NOTHING
-    RETURNING id, order_id, account_id, amount_minor, currency, payment_method, provider_key`;
+    RETURNING ${PAYMENT_COLUMNS}`;
 }
 
 /**
@@ -92,30 +114,35 @@ export async function executePayment(
   request: PaymentRequest,
   opts: {
     providerFault?: string;
-    /** The completer, long after the Pay press: end a payment that never reached the provider. */
-    abandonIfUncharged?: boolean;
+    /**
+     * The completer: a payment older than this (the database's clock, from its creation) for
+     * which no charge request ever left is ended as abandoned, with nothing charged.
+     */
+    abandonAfterSeconds?: number;
   } = {},
 ) {
   const created = owner.phaseResult<PaymentRow>(RECOVERY.paymentCreated);
   const resumed = !created && owner.recoveryPoint !== RECOVERY.started;
-  const payment: PendingPayment = created
+  const found = resumed ? await resumePayment(deps.prisma, owner.keyId, opts.abandonAfterSeconds) : null;
+  const payment: TrackedPayment = created
     ? pendingFromRow(created)
-    : resumed
-      ? await deps.prisma.payment.findUniqueOrThrow({ where: { idempotencyKeyId: owner.keyId } })
+    : found
+      ? found.payment
       : await owner.atomicPhase(RECOVERY.paymentCreated, (tx) =>
           createPendingPayment(tx, owner, accountId, request),
         );
   failpoint("after_payment_created");
 
+  // Proven by our own durable record: no charge request for it ever left, so nothing can have
+  // been charged. Only such a payment is abandoned; one whose request may be out is driven to
+  // the provider's answer below, with the same provider key (at most one charge).
+  if (found?.abandonable) {
+    return owner.fail(domainErrors.paymentAbandoned(payment), (tx) => markAbandoned(tx, payment));
+  }
   // A resumed attempt may follow one whose charge went through: the provider forgets keys
   // (Stripe after 24 h), so ask before charging again rather than trust the key to replay.
   const earlier = resumed ? await findEarlierCharge(deps.provider, payment) : null;
-  if (!earlier && opts.abandonIfUncharged) {
-    return owner.fail(domainErrors.paymentAbandoned(payment), (tx) =>
-      markFailed(tx, payment, "abandoned", "The payment was abandoned before it reached the provider."),
-    );
-  }
-  const charge = earlier ?? (await chargeProvider(deps.provider, payment, opts.providerFault));
+  const charge = earlier ?? (await chargeProvider(deps, payment, resumed, opts.providerFault));
   failpoint("after_provider_charge");
   if ("refused" in charge) {
     return owner.fail(domainErrors.paymentRefused(payment, charge.refused), (tx) =>
@@ -187,7 +214,7 @@ async function createPendingPayment(
   owner: KeyOwner,
   accountId: string,
   request: PaymentRequest,
-): Promise<PendingPayment> {
+): Promise<TrackedPayment> {
   const keyId = Prisma.sql`${owner.keyId}`;
   const providerKey = Prisma.sql`${owner.derivedKey("charge")}`;
   const [row] = await tx.$queryRaw<PaymentRow[]>(
@@ -247,14 +274,22 @@ function providerError(error: ProviderError) {
  */
 const DEFINITE_REFUSALS = new Set(["payment_method_unknown", "parameter_invalid"]);
 
-/** The charge, or why the provider refused the request for good. */
+/**
+ * The charge, or why the provider refused the request for good. A durable mark that a request
+ * may be out commits before every request (for a fresh payment, with its creation); when the
+ * request provably never left (connection refused), the mark is taken back.
+ */
 async function chargeProvider(
-  provider: PaymentProvider,
-  payment: PendingPayment,
+  deps: PaymentDeps,
+  payment: TrackedPayment,
+  resumed: boolean,
   fault: string | undefined,
 ): Promise<Charge | { refused: string }> {
+  const mark = resumed
+    ? await markChargeRequest(deps.prisma, payment)
+    : { previous: null, mine: payment.chargeRequestedAt };
   try {
-    const charge = await provider.createCharge(
+    const charge = await deps.provider.createCharge(
       {
         amount: payment.amountMinor,
         currency: payment.currency,
@@ -269,26 +304,97 @@ async function chargeProvider(
     if (!(error instanceof ProviderError)) throw error;
     if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
       return { refused: error.message };
+    if (!error.requestMayHaveLeft) await unmarkChargeRequest(deps.prisma, payment.id, mark);
     throw providerError(error);
   }
 }
 
+interface ChargeRequestMark {
+  /** The mark before this attempt's: an earlier request may be out since then. */
+  previous: string | null;
+  /** This attempt's mark. */
+  mine: string | null;
+}
+
+/** Commits "a charge request may be out since now" (the database's now) before a re-send. */
+async function markChargeRequest(prisma: Db, payment: TrackedPayment): Promise<ChargeRequestMark> {
+  const [row] = await prisma.$queryRaw<{ mine: Date }[]>`
+    UPDATE payments SET charge_requested_at = now()
+     WHERE id = ${payment.id}::uuid AND status = 'pending'
+    RETURNING charge_requested_at AS mine`;
+  // Settled meanwhile by another attempt that took our key over: this one's writes are fenced.
+  if (!row) throw new LeaseLostError();
+  return { previous: payment.chargeRequestedAt, mine: row.mine.toISOString() };
+}
+
+/** The request never left: the mark goes back to what it was, unless another attempt marked since. */
+async function unmarkChargeRequest(prisma: Db, paymentId: string, mark: ChargeRequestMark) {
+  if (mark.mine === null) return;
+  await prisma.$executeRaw`
+    UPDATE payments SET charge_requested_at = ${mark.previous}::timestamptz
+     WHERE id = ${paymentId}::uuid AND status = 'pending' AND charge_requested_at = ${mark.mine}::timestamptz`;
+}
+
+/**
+ * A payment an earlier attempt created, and whether it may be abandoned now: no charge request
+ * ever left for it and it is older than `abandonAfterSeconds`, both by the database.
+ */
+async function resumePayment(prisma: Db, keyId: bigint, abandonAfterSeconds: number | undefined) {
+  const [row] = await prisma.$queryRaw<(PaymentRow & { abandonable: boolean })[]>`
+    SELECT ${PAYMENT_COLUMNS},
+           (${abandonAfterSeconds ?? null}::int IS NOT NULL AND status = 'pending'
+             AND charge_requested_at IS NULL
+             AND created_at <= now() - make_interval(secs => ${abandonAfterSeconds ?? 0}::int)) AS abandonable
+      FROM payments WHERE idempotency_key_id = ${keyId}`;
+  if (!row) throw new Error(`no payment for idempotency key ${keyId}`);
+  return { payment: pendingFromRow(row), abandonable: row.abandonable };
+}
+
 /**
  * The payment's end, fenced by its status: when it is no longer pending, another attempt
- * settled it after taking our key over, so this one must roll back and answer 409.
+ * settled it after taking our key over, so this one must roll back and answer 409. Stamped
+ * with the database's clock, like every other time in the row.
  */
-async function settleOnce(tx: Tx, payment: PendingPayment, data: Prisma.PaymentUpdateManyMutationInput) {
-  const settled = await tx.payment.updateManyAndReturn({
-    where: { id: payment.id, status: "pending" },
-    data: { ...data, updatedAt: new Date() },
-  });
-  const row = settled[0];
+async function settleOnce(
+  tx: Tx,
+  payment: PendingPayment,
+  data: {
+    status: string;
+    providerChargeId?: string | null;
+    failureCode: string | null;
+    failureMessage: string | null;
+  },
+  extra: Prisma.Sql = Prisma.sql`true`,
+) {
+  const rows = await tx.$queryRaw<SettledPayment[]>`
+    UPDATE payments
+       SET status = ${data.status}, provider_charge_id = coalesce(${data.providerChargeId ?? null}, provider_charge_id),
+           failure_code = ${data.failureCode}, failure_message = ${data.failureMessage}, updated_at = now()
+     WHERE id = ${payment.id}::uuid AND status = 'pending' AND ${extra}
+    RETURNING id, order_id AS "orderId", account_id AS "accountId", amount_minor AS "amountMinor", currency,
+              status, provider_charge_id AS "providerChargeId", failure_code AS "failureCode",
+              updated_at AS "updatedAt"`;
+  const row = rows[0];
   if (!row) throw new LeaseLostError();
   return row;
 }
 
 function markFailed(tx: Tx, payment: PendingPayment, failureCode: string, failureMessage: string) {
   return settleOnce(tx, payment, { status: "failed", failureCode, failureMessage });
+}
+
+/** Abandoned only while no charge request has ever left: checked again in the write itself. */
+function markAbandoned(tx: Tx, payment: PendingPayment) {
+  return settleOnce(
+    tx,
+    payment,
+    {
+      status: "failed",
+      failureCode: "abandoned",
+      failureMessage: "The payment was abandoned before any request reached the provider.",
+    },
+    Prisma.sql`charge_requested_at IS NULL`,
+  );
 }
 
 function settlePayment(tx: Tx, payment: PendingPayment, charge: Charge, status: "succeeded" | "declined") {

@@ -3,10 +3,11 @@ import { db } from "../db";
 import { handleTrpcRequest } from "../http/trpc-handler";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { closedPort, holdingProxy } from "../test/network";
 import { createTestOrder, newKey, pay, payUntilSettled, providerChargesForOrder } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
 import { completeAbandonedPayments } from "./completer";
-import type { PaymentProvider } from "./provider";
+import { httpProvider, type PaymentProvider } from "./provider";
 
 /** Resumed attempts, the completer's ends, and the edge cases of issue 10, in process. */
 let provider: TestProvider;
@@ -95,19 +96,23 @@ describe("a resumed attempt", () => {
 });
 
 describe("the completer", () => {
+  /** A payment whose charge request provably never left: the provider's port refused it. */
   async function strandedBeforeTheProvider() {
     const order = await createTestOrder(payer);
     const key = newKey();
-    const down: PaymentProvider = {
-      ...provider.client,
-      createCharge: () => Promise.reject(new Error("never reached")),
-    };
+    const down = httpProvider({ baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 2000 });
     const outcome = await pay(payer, key, { orderId: order.id, paymentMethod: "pm_card_visa" }, down);
-    expect(!outcome.ok && outcome.error.code).toBe("INTERNAL_SERVER_ERROR");
-    await db().$executeRaw`UPDATE idempotency_keys SET updated_at = now() - interval '1 minute'
+    expect(!outcome.ok && outcome.error.code).toBe("SERVICE_UNAVAILABLE");
+    const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(payment.chargeRequestedAt).toBeNull();
+    await db()
+      .$executeRaw`UPDATE idempotency_keys SET updated_at = now() - interval '1 minute', locked_until = NULL
                             WHERE account_id = ${payer.id}::uuid AND key = ${key}`;
     return { order, key };
   }
+  const ageThePayment = (orderId: string) =>
+    db()
+      .$executeRaw`UPDATE payments SET created_at = now() - interval '2 hours' WHERE order_id = ${orderId}::uuid`;
   const run = () =>
     completeAbandonedPayments(
       { prisma: db(), provider: provider.client },
@@ -123,8 +128,7 @@ describe("the completer", () => {
 
   it("fails it, charging nothing, once the Pay press is older than the abandonment time", async () => {
     const { order, key } = await strandedBeforeTheProvider();
-    await db().$executeRaw`UPDATE idempotency_keys SET created_at = now() - interval '2 hours'
-                            WHERE account_id = ${payer.id}::uuid AND key = ${key}`;
+    await ageThePayment(order.id);
     await run();
     const row = await keyRow(key);
     expect([row.state, row.responseStatus]).toEqual(["completed", 402]);
@@ -140,6 +144,49 @@ describe("the completer", () => {
       provider.client,
     );
     expect(again.ok && again.data.status).toBe("succeeded");
+  });
+
+  it("never answers 'nothing charged' while a charge request may still land: it re-sends with the same key", async () => {
+    const order = await createTestOrder(payer);
+    const key = newKey();
+    const network = await holdingProxy(provider.url);
+    try {
+      // The request is held in the network past the client's timeout: it may or may not arrive.
+      const held = httpProvider({ baseUrl: network.url, timeoutMs: 300 });
+      const outcome = await pay(payer, key, { orderId: order.id, paymentMethod: "pm_card_visa" }, held);
+      expect(!outcome.ok && outcome.error.code).toBe("SERVICE_UNAVAILABLE");
+      // The Pay press long ago, by the key's and by the payment's clock alike.
+      await ageThePayment(order.id);
+      await db()
+        .$executeRaw`UPDATE idempotency_keys SET updated_at = now() - interval '1 minute', locked_until = NULL,
+                                    created_at = now() - interval '2 hours'
+                              WHERE account_id = ${payer.id}::uuid AND key = ${key}`;
+      // Long past the abandonment time, and the provider lists no charge yet: still not abandoned.
+      await run();
+      // The held request lands now, with the same provider key: no second charge.
+      await network.deliver();
+    } finally {
+      await network.close();
+    }
+    const row = await keyRow(key);
+    expect(String(row.responseBody ? JSON.stringify(row.responseBody) : "")).not.toMatch(/payment_abandoned/);
+    const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(payment.status).toBe("succeeded");
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(1);
+  });
+
+  it("re-drive refuses a key whose attempt never began its work: nothing is created or charged", async () => {
+    const order = await createTestOrder(payer);
+    const key = newKey();
+    const [{ id }] = (await db().$queryRaw<{ id: bigint }[]>`
+      INSERT INTO idempotency_keys (account_id, key, procedure, fingerprint, request_params, lease_seconds, expires_at)
+      VALUES (${payer.id}::uuid, ${key}, 'payments.create', 'fp', ${JSON.stringify({ orderId: order.id, paymentMethod: "pm_card_visa" })}::jsonb,
+              30, now() + interval '1 day')
+      RETURNING id`) as [{ id: bigint }];
+    const admin = adminCaller(provider.client).admin;
+    await expect(admin.keys.redrive({ id: String(id) })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await db().payment.count({ where: { orderId: order.id } })).toBe(0);
+    expect(await providerChargesForOrder(provider.client, order.id, since)).toHaveLength(0);
   });
 
   it("shows a key it keeps failing on as needs_attention, and the admin's re-drive settles it", async () => {

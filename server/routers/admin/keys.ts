@@ -61,6 +61,12 @@ export const adminKeysRouter = router({
         if (!key) throw domainErrors.notFound("Idempotency key");
         throw domainErrors.invalid("This key is finished: there is nothing to re-drive.");
       }
+      if (outcome === "not_started") {
+        throw domainErrors.invalid(
+          "No attempt of this key began its work (no payment exists, nothing was sent): there is nothing to re-drive. The client's retry may still run it; otherwise it expires.",
+          { reason: "not_started" },
+        );
+      }
       const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
       if (!key) throw domainErrors.notFound("Idempotency key");
       return { outcome, key };
