@@ -18,6 +18,7 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "ledger.transactions": () => admin.ledger.transactions(),
   "reconcile.run": () => admin.reconcile.run(),
   "reconcile.latest": () => admin.reconcile.latest(),
+  "reconcile.resolve": () => admin.reconcile.resolve({ id: "1", note: "x" }),
   "outcomes.chart": () => admin.outcomes.chart(),
   "outcomes.totals": () => admin.outcomes.totals(),
   "outbox.stats": () => admin.outbox.stats(),

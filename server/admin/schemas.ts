@@ -176,6 +176,10 @@ export const ZMismatch = z.object({
   /** duplicate_charge: the charge the payment is booked with, beside the duplicate. */
   bookedChargeId: z.string().nullable().optional(),
   detail: z.string(),
+  /** The open mismatch's id (for an operator's resolution) and since when it has been seen. */
+  id: z.string().optional(),
+  firstSeenAt: z.string().optional(),
+  lastSeenAt: z.string().optional(),
 });
 
 export const ZReconciliationReport = z.object({

@@ -5,7 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * (Prometheus scrapes each instance); the figures read from the database at scrape time
  * (outcome totals, keys, outbox, completer) are the same from every instance.
  */
-function createRegistry() {
+export function createRegistry() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -59,7 +59,12 @@ function createRegistry() {
     }),
     reconciliation: new Gauge({
       name: "reconciliation_mismatches",
-      help: "Mismatches between provider and ledger in the latest reconciliation (absent before the first).",
+      help: "Open mismatches between provider and ledger, kept until evidence or an operator resolves them (absent before the first run).",
+      registers,
+    }),
+    reconciliationProviderError: new Gauge({
+      name: "reconciliation_provider_error",
+      help: "1 when the latest reconciliation could not read the provider (it then checked our side only), else 0.",
       registers,
     }),
   };

@@ -27,6 +27,11 @@ export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): P
   m.outbox.set({ state: "failing" }, outbox.failing);
   m.outboxOldest.set(outbox.oldestPendingAgeSeconds ?? 0);
   m.consumed.set({ consumer: "receipts" }, outbox.processed);
-  if (reconciliation) m.reconciliation.set(reconciliation.mismatches.length);
-  else m.reconciliation.reset();
+  if (reconciliation) {
+    m.reconciliation.set(reconciliation.mismatches.length);
+    m.reconciliationProviderError.set(reconciliation.providerError === null ? 0 : 1);
+  } else {
+    m.reconciliation.reset();
+    m.reconciliationProviderError.reset();
+  }
 }

@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import { describe, expect } from "vitest";
 import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
+import { createRegistry } from "../metrics/registry";
+import { refreshDatabaseGauges } from "../metrics/scrape";
+import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { closedPort } from "../test/network";
 import { createTestOrder, newKey, pay, payMany, startTestProvider } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
 import { httpProvider } from "./provider";
@@ -166,6 +170,58 @@ describe("the reconciler", () => {
     expect(
       withProvider.mismatches.some((m) => m.paymentId === id && m.kind === "stale_pending_payment"),
     ).toBe(true);
+  });
+
+  it("never forgets an open mismatch after a run that could not reach the provider", async () => {
+    const order = await createTestOrder(account);
+    const paid = await pay(
+      account,
+      newKey(),
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
+    if (!paid.ok) throw paid.error;
+    // Charged behind our back: a second charge naming the booked payment.
+    const second = await provider.client.createCharge(
+      {
+        amount: paid.data.amount,
+        currency: paid.data.currency,
+        paymentMethod: "pm_card_visa",
+        metadata: { payment_id: paid.data.id, order_id: order.id },
+      },
+      newKey(),
+    );
+    const isIt = (m: { kind: string; chargeId: string | null }) =>
+      m.kind === "duplicate_charge" && m.chargeId === second.id;
+    const healthy = { prisma: db(), provider: provider.client };
+    expect((await runReconciliation(healthy, { graceSeconds: 0 })).mismatches.some(isIt)).toBe(true);
+
+    // One instance's run cannot list the provider: what another run found stays open and counted.
+    const down = httpProvider({ baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 2000 });
+    const blind = await runReconciliation({ prisma: db(), provider: down }, { graceSeconds: 0 });
+    expect(blind.providerError).toMatch(/unreachable/);
+    expect(blind.mismatches.some(isIt)).toBe(true);
+    const m = createRegistry();
+    await refreshDatabaseGauges(db(), m);
+    expect((await m.reconciliation.get()).values[0]?.value).toBe(blind.mismatches.length);
+    expect((await m.reconciliationProviderError.get()).values[0]?.value).toBe(1);
+
+    // The next healthy run lists a window that no longer holds the charge: still reported.
+    const later = await runReconciliation(healthy, { graceSeconds: 0, windowStart: new Date() });
+    expect(later.mismatches.filter(isIt)).toHaveLength(1);
+
+    // Until an operator resolves it, recorded.
+    const open = later.mismatches.find(isIt);
+    await adminCaller(provider.client).admin.reconcile.resolve({
+      id: open?.id ?? "",
+      note: "refunded by hand",
+    });
+    const after = await runReconciliation(healthy, { graceSeconds: 0, windowStart: new Date() });
+    expect(after.mismatches.some(isIt)).toBe(false);
+    const row = await db().reconciliationMismatch.findUniqueOrThrow({
+      where: { id: BigInt(open?.id ?? "0") },
+    });
+    expect([row.resolvedBy, row.resolution]).toEqual(["operator:admin", "refunded by hand"]);
   });
 
   it("carries a mismatch older than its window into the next report until it is resolved", async () => {

@@ -1,4 +1,5 @@
 import { type Db, newId } from "../db";
+import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
 import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 import {
   checkBooking,
@@ -8,7 +9,7 @@ import {
   type PaymentWithEntries,
 } from "./reconcile-checks";
 
-export type { Mismatch, MismatchKind };
+export type { Mismatch, MismatchKind, OpenMismatch };
 
 export interface ReconciliationReport {
   id: string;
@@ -17,24 +18,29 @@ export interface ReconciliationReport {
   windowStart: string;
   chargesChecked: number;
   paymentsChecked: number;
-  /** Set when the provider could not be read: the report then holds our side only. */
+  /**
+   * Set when the provider could not be read: this run then checked our side only, and every
+   * mismatch open before it stays open.
+   */
   providerError: string | null;
-  mismatches: Mismatch[];
+  /** Every mismatch open after this run: found by it, or by earlier runs and not yet resolved. */
+  mismatches: OpenMismatch[];
 }
 
 /** Charges this app made carry this in their metadata; others on the account are not ours. */
 export const CHARGE_SOURCE = "idempotent-checkout";
 
-/** How many open items of the previous report are looked at again, at most. */
+/** How many unfinished payments of each kind a run lists, at most. */
 const CARRIED_LIMIT = 1000;
 
 /**
  * Compares the provider's charges with the ledger and records every mismatch. The provider is
- * listed over a window (24 h by default), but nothing drops out of sight with age: every pending
- * payment, every success without a receipt, and every mismatch of the previous report that is
- * still true is reported however old it is. When the provider cannot be reached, our side is
- * still checked and the report says the provider was unreachable. Read-only apart from its
- * report, so several processes may run it at once.
+ * listed over a window (24 h by default), but nothing drops out of sight with age: every open
+ * mismatch is looked at again, and stays open until a run re-examines it and finds it fine (or
+ * an operator resolves it); every pending payment and success without a receipt is reported
+ * however old. When the provider cannot be reached, our side is still checked, the report says
+ * so, and nothing provider-side is closed. Several processes may run it at once: open mismatches
+ * are rows with one open row per item (decision 0051).
  */
 export async function runReconciliation(
   deps: { prisma: Db; provider: PaymentProvider },
@@ -48,7 +54,8 @@ export async function runReconciliation(
   const startedAt = new Date();
   const windowStart = opts.windowStart ?? new Date(startedAt.getTime() - 24 * 3600_000);
   const ago = (seconds: number) => new Date(startedAt.getTime() - seconds * 1000);
-  const carried = await carriedOver(deps.prisma);
+  const openAtStart = await openMismatches(deps.prisma);
+  const carried = carriedIds(openAtStart);
 
   const mismatches: Mismatch[] = [];
   let providerError: string | null = null;
@@ -87,23 +94,31 @@ export async function runReconciliation(
       providerError = error.message;
     }
   }
-  mismatches.push(
-    ...(await unfinished(
-      deps.prisma,
-      ago(opts.receiptGraceSeconds ?? 300),
-      ago(opts.pendingGraceSeconds ?? 600),
-    )),
+  const ours = await unfinished(
+    deps.prisma,
+    ago(opts.receiptGraceSeconds ?? 300),
+    ago(opts.pendingGraceSeconds ?? 600),
   );
+  mismatches.push(...ours.found);
 
+  const id = newId();
+  await recordFindings(deps.prisma, {
+    id,
+    openAtStart,
+    found: mismatches,
+    providerReached: providerError === null,
+    truncated: ours.truncated,
+  });
+  const open = await openMismatches(deps.prisma);
   const report: ReconciliationReport = {
-    id: newId(),
+    id,
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     windowStart: windowStart.toISOString(),
     chargesChecked: charges.size,
     paymentsChecked: payments.length,
     providerError,
-    mismatches,
+    mismatches: open,
   };
   await deps.prisma.reconciliationRun.create({
     data: {
@@ -114,7 +129,7 @@ export async function runReconciliation(
       chargesChecked: report.chargesChecked,
       paymentsChecked: report.paymentsChecked,
       providerError,
-      mismatches: mismatches as unknown as object[],
+      mismatches: open as unknown as object[],
     },
   });
   return report;
@@ -157,7 +172,7 @@ async function checkBookings(
 }
 
 /** Our side alone, at any age: payments still pending, and successes still without a receipt. */
-async function unfinished(prisma: Db, receiptCutoff: Date, pendingCutoff: Date): Promise<Mismatch[]> {
+async function unfinished(prisma: Db, receiptCutoff: Date, pendingCutoff: Date) {
   const [unreceipted, pending] = await Promise.all([
     prisma.payment.findMany({
       where: { status: "succeeded", updatedAt: { lte: receiptCutoff }, order: { receipt: null } },
@@ -171,7 +186,7 @@ async function unfinished(prisma: Db, receiptCutoff: Date, pendingCutoff: Date):
       take: CARRIED_LIMIT,
     }),
   ]);
-  return [
+  const found: Mismatch[] = [
     ...unreceipted.map((p) => ({
       kind: "succeeded_without_receipt" as const,
       paymentId: p.id,
@@ -185,12 +200,17 @@ async function unfinished(prisma: Db, receiptCutoff: Date, pendingCutoff: Date):
       detail: `pending since ${p.createdAt.toISOString()}`,
     })),
   ];
+  // A list cut at its limit proves nothing about the items past it: they are not closed.
+  const truncated: MismatchKind[] = [
+    ...(unreceipted.length >= CARRIED_LIMIT ? (["succeeded_without_receipt"] as const) : []),
+    ...(pending.length >= CARRIED_LIMIT ? (["stale_pending_payment"] as const) : []),
+  ];
+  return { found, truncated };
 }
 
-/** The previous report's charge and payment ids, looked at again so that a mismatch stays seen. */
-async function carriedOver(prisma: Db): Promise<{ chargeIds: string[]; paymentIds: string[] }> {
-  const previous = await latestReconciliation(prisma);
-  const items = (previous?.mismatches ?? []).slice(0, CARRIED_LIMIT);
+/** The open mismatches' charge and payment ids, looked at again so that each stays seen. */
+function carriedIds(open: OpenMismatch[]): { chargeIds: string[]; paymentIds: string[] } {
+  const items = open.slice(0, OPEN_LIMIT);
   const ids = (pick: (m: Mismatch) => (string | null | undefined)[]) => [
     ...new Set(items.flatMap(pick).filter((id): id is string => typeof id === "string" && id.length > 0)),
   ];
@@ -211,6 +231,7 @@ export async function latestReconciliation(prisma: Db): Promise<ReconciliationRe
     chargesChecked: run.chargesChecked,
     paymentsChecked: run.paymentsChecked,
     providerError: run.providerError,
-    mismatches: run.mismatches as unknown as Mismatch[],
+    // The open set now, not the run's snapshot: an operator's resolution shows at once.
+    mismatches: await openMismatches(prisma),
   };
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ZReconciliationReport } from "../../admin/schemas";
+import { domainErrors } from "../../errors";
+import { resolveByOperator } from "../../payments/open-mismatches";
 import { paymentProvider } from "../../payments/provider";
 import { latestReconciliation, runReconciliation } from "../../payments/reconciler";
 import { adminProcedure, router } from "../../trpc";
@@ -27,4 +29,13 @@ export const adminReconcileRouter = router({
   latest: adminProcedure
     .output(ZReconciliationReport.nullable())
     .query(({ ctx }) => latestReconciliation(ctx.prisma)),
+  /** Closes an open mismatch that an operator settled by hand; recorded with who and why. */
+  resolve: adminProcedure
+    .input(z.object({ id: z.string().regex(/^\d{1,18}$/), note: z.string().trim().min(1).max(1000) }))
+    .output(z.object({ resolved: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await resolveByOperator(ctx.prisma, BigInt(input.id), "admin", input.note)))
+        throw domainErrors.notFound("Open mismatch");
+      return { resolved: true as const };
+    }),
 });
