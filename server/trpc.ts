@@ -2,13 +2,13 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
-import { ErrorDetails } from "./errors";
+import { ErrorDetails, errorDetailsOf } from "./errors";
 import {
   checkIdempotentCall,
   type IdempotencyHandle,
   type IdempotencyOptions,
   idempotent,
-  StoredReplay,
+  isStoredReplay,
 } from "./idempotency";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
@@ -26,13 +26,14 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
+      const details = errorDetailsOf(error)?.details;
       return {
         ...shape,
         // An unexpected error's own message may name internals (SQL, env variables): logged, not sent.
         message: error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error." : shape.message,
         data: {
           ...data,
-          ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
+          ...(details ? { details } : {}),
           ...(error.cause instanceof z.ZodError
             ? { fieldErrors: z.flattenError(error.cause).fieldErrors }
             : {}),
@@ -67,7 +68,7 @@ export function limitedBy(name: LimitName) {
     if (!account)
       throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
     // A replayed stored answer does no work, so it costs nothing against the limit.
-    if ((ctx as { idempotency?: unknown }).idempotency instanceof StoredReplay) return next();
+    if (isStoredReplay((ctx as { idempotency?: unknown }).idempotency)) return next();
     const limit = await consume(LIMIT_RULES[name], account.id);
     if (!limit.ok) {
       ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));

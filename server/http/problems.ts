@@ -1,6 +1,6 @@
 import type { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { ErrorDetails } from "../errors";
+import { errorDetailsOf } from "../errors";
 
 /**
  * The REST surface's errors as RFC 9457 problem details. Each type is a URI reference to its
@@ -131,7 +131,7 @@ export function problemOf(
  * It depends only on the error's code, message and details, so a replay renders the same bytes.
  */
 export function problemFromError(error: TRPCError, status: number): TProblem {
-  const details = error.cause instanceof ErrorDetails ? error.cause.details : undefined;
+  const details = errorDetailsOf(error)?.details;
   const reason = details?.reason;
   const detail = error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error." : error.message;
   const withDetails = (slug: ProblemSlug) => problemOf(slug, detail, { ...details, status });

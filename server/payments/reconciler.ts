@@ -1,5 +1,5 @@
 import { type Db, newId } from "../db";
-import { type Charge, type PaymentProvider, ProviderError } from "./provider";
+import { type Charge, isProviderError, type PaymentProvider } from "./provider";
 import {
   checkBooking,
   checkCharge,
@@ -56,7 +56,7 @@ export async function runReconciliation(
   try {
     charges = await ourCharges(deps.provider, windowStart, carried.chargeIds);
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
+    if (!isProviderError(error)) throw error;
     providerError = error.message;
   }
 
@@ -83,7 +83,7 @@ export async function runReconciliation(
     try {
       mismatches.push(...(await checkBookings(deps.provider, payments, charges)));
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!isProviderError(error)) throw error;
       providerError = error.message;
     }
   }
