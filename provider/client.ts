@@ -169,6 +169,7 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
       }
       return { status: answer.status, headers: answer.headers, body: parsed } satisfies HttpAnswer;
     } catch (err) {
+      // biome-ignore lint/plugin: private to this module, which both throws and catches it.
       if (err instanceof TimeoutError) {
         throw new ProviderError(`${what}: no answer within ${timeoutMs} ms`, { kind: "timeout", cause: err });
       }

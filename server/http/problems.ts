@@ -76,7 +76,8 @@ export const PROBLEM_TYPES = {
   "provider-unavailable": {
     status: 503,
     title: "Payment provider unavailable",
-    description: "Not stored: retry with the same Idempotency-Key and the payment resumes where it stopped.",
+    description:
+      "Not stored: retry with the same Idempotency-Key after `Retry-After` seconds, and the payment resumes where it stopped.",
   },
   "internal-error": {
     status: 500,
