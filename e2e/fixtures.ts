@@ -151,24 +151,11 @@ interface Shop {
 
 type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
 
-export const test = base.extend<{ shop: Shop }, { customerState: StorageState; trails: MoneyTrailReader }>({
-  customerState: [
-    async ({ browser }, use, workerInfo) => {
-      // Kept in memory, not in the output folder another Playwright run may be clearing.
-      const context = await browser.newContext({ baseURL: workerInfo.project.use.baseURL });
-      const page = await context.newPage();
-      await page.goto("/signin");
-      await page.getByRole("button", { name: CUSTOMER.name }).click();
-      await expect(page.getByText(/^Signed in as /)).toBeVisible();
-      const state = await context.storageState();
-      await context.close();
-      await use(state);
-    },
-    { scope: "worker" },
-  ],
-  storageState: async ({ customerState }, use) => {
-    await use(customerState);
-  },
+/**
+ * The shop over the API alone (orders made with the customer's API key, money trails): no
+ * browser is launched, so API-level specs run where no browser is installed.
+ */
+export const apiTest = base.extend<{ shop: Shop }, { trails: MoneyTrailReader }>({
   trails: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
     async ({}, use) => {
@@ -196,6 +183,27 @@ export const test = base.extend<{ shop: Shop }, { customerState: StorageState; t
       },
       trail: (orderId) => trails.of(orderId, since),
     });
+  },
+});
+
+/** The shop, and a browser signed in as the demo customer. */
+export const test = apiTest.extend<object, { customerState: StorageState }>({
+  customerState: [
+    async ({ browser }, use, workerInfo) => {
+      // Kept in memory, not in the output folder another Playwright run may be clearing.
+      const context = await browser.newContext({ baseURL: workerInfo.project.use.baseURL });
+      const page = await context.newPage();
+      await page.goto("/signin");
+      await page.getByRole("button", { name: CUSTOMER.name }).click();
+      await expect(page.getByText(/^Signed in as /)).toBeVisible();
+      const state = await context.storageState();
+      await context.close();
+      await use(state);
+    },
+    { scope: "worker" },
+  ],
+  storageState: async ({ customerState }, use) => {
+    await use(customerState);
   },
 });
 

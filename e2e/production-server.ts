@@ -1,37 +1,12 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
+import { startServerBeside } from "./server-beside";
 
 // The app as production runs it (APP_ENV=production) on an EMPTY database of its own, for
-// e2e/production.spec.ts. Uses the build of the first web server; only the four variables
-// production needs are set, the secrets fresh for every run.
-const base = process.env.DATABASE_URL;
-if (!base)
-  throw new Error("DATABASE_URL is not set: the production e2e server makes its database beside it.");
-const url = new URL(base);
-const name = `${url.pathname.slice(1) || "postgres"}_production_e2e`;
-// Databases are made and migrated on a session of their own (DIRECT_DATABASE_URL), not through
-// the pooler, when the tests run behind one.
-const direct = process.env.DIRECT_DATABASE_URL ? new URL(process.env.DIRECT_DATABASE_URL) : null;
-const admin = new pg.Client({ connectionString: (direct ?? url).toString() });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-await admin.query(`CREATE DATABASE "${name}"`);
-await admin.end();
-url.pathname = `/${name}`;
-if (direct) direct.pathname = `/${name}`;
-
-const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    APP_ENV: "production",
-    DATABASE_URL: url.toString(),
-    ...(direct ? { DIRECT_DATABASE_URL: direct.toString() } : {}),
-    ADMIN_TOKEN: randomBytes(24).toString("base64url"),
-    SESSION_SECRET: randomBytes(32).toString("base64url"),
-    BACKGROUND_JOBS: "off",
-  },
+// e2e/production.spec.ts. Only the four variables production needs are set, the secrets fresh
+// for every run.
+await startServerBeside("production_e2e", {
+  APP_ENV: "production",
+  ADMIN_TOKEN: randomBytes(24).toString("base64url"),
+  SESSION_SECRET: randomBytes(32).toString("base64url"),
+  BACKGROUND_JOBS: "off",
 });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => child.kill(signal));
-child.once("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

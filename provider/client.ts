@@ -49,6 +49,15 @@ export interface PaymentProvider {
 
 export type ProviderErrorKind = "unavailable" | "timeout" | "conflict" | "rejected";
 
+// Next bundles this module once per layer, and the client may be built by another layer than
+// the one that catches its errors: their kind is told by this brand, never by class identity.
+const PROVIDER_ERROR = Symbol.for("idempotent-checkout.ProviderError");
+
+/** A ProviderError from any copy of this module. */
+export function isProviderError(value: unknown): value is ProviderError {
+  return typeof value === "object" && value !== null && PROVIDER_ERROR in value;
+}
+
 /**
  * - unavailable: network error, connection reset, 5xx, unreadable answer. The charge may
  *   or may not exist: retry with the SAME idempotency key.
@@ -58,6 +67,7 @@ export type ProviderErrorKind = "unavailable" | "timeout" | "conflict" | "reject
  */
 export class ProviderError extends Error {
   override name = "ProviderError";
+  readonly [PROVIDER_ERROR] = true;
   readonly kind: ProviderErrorKind;
   readonly retryable: boolean;
   readonly status?: number;
@@ -166,6 +176,7 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
       }
       return { status: answer.status, headers: answer.headers, body: parsed } satisfies HttpAnswer;
     } catch (err) {
+      // biome-ignore lint/plugin: private to this module, which both throws and catches it.
       if (err instanceof TimeoutError) {
         throw new ProviderError(`${what}: no answer within ${timeoutMs} ms`, { kind: "timeout", cause: err });
       }

@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { ErrorDetails } from "./idempotency";
 
 // Extra fields of a domain error's answer; defined by the idempotency layer, which stores them.
-export { ErrorDetails };
+export { ErrorDetails, errorDetailsOf } from "./idempotency";
 
 /**
  * Domain errors, each mapped here once to its tRPC code (and so its HTTP status). 4xx outcomes
@@ -54,9 +54,11 @@ export const domainErrors = {
       message: "This payment is still in progress at the payment provider; retry after the indicated time.",
       cause: new ErrorDetails({ reason: "in_flight_at_provider" }, retryAfterSeconds),
     }),
-  providerUnavailable: (message: string) =>
+  /** Not stored; the key is held for the Retry-After the client is told (docs/decisions/0095). */
+  providerUnavailable: (message: string, retryAfterSeconds: number) =>
     new TRPCError({
       code: "SERVICE_UNAVAILABLE",
       message: `The payment provider is unavailable (${message}); retry with the same Idempotency-Key.`,
+      cause: new ErrorDetails({ reason: "provider_unavailable" }, retryAfterSeconds),
     }),
 };

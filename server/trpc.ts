@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
-import { ErrorDetails } from "./errors";
+import { ErrorDetails, errorDetailsOf } from "./errors";
 import {
   checkIdempotentCall,
   type IdempotencyHandle,
@@ -25,13 +25,14 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
+      const details = errorDetailsOf(error)?.details;
       return {
         ...shape,
         // An unexpected error's own message may name internals (SQL, env variables): logged, not sent.
         message: error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error." : shape.message,
         data: {
           ...data,
-          ...(error.cause instanceof ErrorDetails ? { details: error.cause.details } : {}),
+          ...(details ? { details } : {}),
           ...(error.cause instanceof z.ZodError
             ? { fieldErrors: z.flattenError(error.cause).fieldErrors }
             : {}),

@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import Link from "next/link";
 import { serverCaller } from "@/server/http/rsc";
 import { CheckoutView } from "./checkout-view";
@@ -29,8 +29,8 @@ export default async function CheckoutPage({ searchParams }: { searchParams: Pro
     );
   }
   const order = await caller.orders.get({ orderId }).catch((error: unknown) => {
-    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST"))
-      return null;
+    const { code } = getTRPCErrorFromUnknown(error);
+    if (code === "NOT_FOUND" || code === "BAD_REQUEST") return null;
     throw error;
   });
   return (

@@ -1,4 +1,6 @@
-import { APIError } from "better-auth/api";
+// The library's guard, not instanceof: the auth instance on globalThis may be another Next layer's
+// copy, and isAPIError also knows its errors by name (docs/decisions/0095).
+import { isAPIError } from "better-auth/api";
 import { consume, LIMIT_RULES, refund, reset } from "../limits";
 import { auth, MIN_PASSWORD_LENGTH } from "./auth";
 
@@ -47,7 +49,7 @@ export async function signIn(
   try {
     await auth().api.signInEmail({ body: { email, password: input.password }, headers });
   } catch (error) {
-    if (!(error instanceof APIError) || error.statusCode >= 500) throw error;
+    if (!isAPIError(error) || error.statusCode >= 500) throw error;
     return { ok: false, message: INCORRECT_CREDENTIALS };
   }
   await reset(LIMIT_RULES.signInFailuresByEmail, email);
@@ -70,7 +72,7 @@ export async function signUp(
     await auth().api.signUpEmail({ body: { email, password: input.password, name: email }, headers });
     return { ok: true };
   } catch (error) {
-    if (!(error instanceof APIError) || error.statusCode >= 500) throw error;
+    if (!isAPIError(error) || error.statusCode >= 500) throw error;
     if (error.body?.code?.startsWith("USER_ALREADY_EXISTS"))
       return { ok: false, message: "An account with this email already exists: sign in instead." };
     return { ok: false, message: error.body?.message ?? "Could not create the account." };
@@ -83,6 +85,6 @@ export async function signOut(headers: Headers): Promise<void> {
     await auth().api.signOut({ headers });
   } catch (error) {
     // Signing out without a valid session is already the wanted state.
-    if (!(error instanceof APIError)) throw error;
+    if (!isAPIError(error)) throw error;
   }
 }

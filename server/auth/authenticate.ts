@@ -1,4 +1,6 @@
-import { APIError } from "better-auth/api";
+// The library's guard, not instanceof: the auth instance on globalThis may be another Next layer's
+// copy, and isAPIError also knows its errors by name (docs/decisions/0095).
+import { isAPIError } from "better-auth/api";
 import { type Db, rawQuery } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { auth, SESSION_COOKIE } from "./auth";
@@ -57,7 +59,7 @@ export async function accountForSession(headers: Headers): Promise<Principal["ac
     return { id, handle, name };
   } catch (error) {
     // A cookie the library refuses is an anonymous request; a database outage is not.
-    if (error instanceof APIError) return null;
+    if (isAPIError(error)) return null;
     throw error;
   }
 }

@@ -38,9 +38,13 @@ const replayed = {
   schema: { type: "string", enum: ["true"] },
 };
 
-/** In flight: Retry-After. Stored outcomes (402, 404, 409 already paid): the replay marker. */
+/**
+ * In flight: Retry-After. Stored outcomes (402, 404, 409 already paid): the replay marker. The
+ * provider unavailable (503): Retry-After.
+ */
 function idempotencyHeaders(status: string): Record<string, unknown> | undefined {
   if (status === "409") return { "Retry-After": retryAfter, "Idempotent-Replayed": replayed };
+  if (status === "503") return { "Retry-After": retryAfter };
   if (status === "402" || status === "404") return { "Idempotent-Replayed": replayed };
   return undefined;
 }

@@ -1,6 +1,6 @@
 import type { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { ErrorDetails } from "../errors";
+import { errorDetailsOf } from "../errors";
 
 /**
  * The REST surface's errors as RFC 9457 problem details. Each type is a URI reference to its
@@ -76,7 +76,8 @@ export const PROBLEM_TYPES = {
   "provider-unavailable": {
     status: 503,
     title: "Payment provider unavailable",
-    description: "Not stored: retry with the same Idempotency-Key and the payment resumes where it stopped.",
+    description:
+      "Not stored: retry with the same Idempotency-Key after `Retry-After` seconds, and the payment resumes where it stopped.",
   },
   "internal-error": {
     status: 500,
@@ -131,7 +132,7 @@ export function problemOf(
  * It depends only on the error's code, message and details, so a replay renders the same bytes.
  */
 export function problemFromError(error: TRPCError, status: number): TProblem {
-  const details = error.cause instanceof ErrorDetails ? error.cause.details : undefined;
+  const details = errorDetailsOf(error)?.details;
   const reason = details?.reason;
   const detail = error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error." : error.message;
   const withDetails = (slug: ProblemSlug) => problemOf(slug, detail, { ...details, status });

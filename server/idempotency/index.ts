@@ -17,7 +17,7 @@ export {
   outcomeTotals,
   startCounterFlush,
 } from "./counters";
-export { ErrorDetails } from "./error-details";
+export { ErrorDetails, errorDetailsOf, isErrorDetails } from "./error-details";
 export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export {
   countKeysByState,
@@ -38,12 +38,13 @@ export {
   type IdempotencyObservation,
   type IdempotencyOptions,
   idempotent,
+  isStoredReplay,
   type RequestObservation,
   replayable,
   runAsOwner,
   StoredReplay,
 } from "./middleware";
-export { type KeyOwner, LeaseLostError } from "./owner";
+export { isLeaseLost, type KeyOwner, LeaseLostError } from "./owner";
 // claimStatement, completionStatement and firstPhaseKey: the hot statements' SQL, for the
 // bench's node-postgres comparison only.
 export {

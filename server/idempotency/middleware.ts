@@ -1,11 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import type { Db, Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
+import { brandGuard } from "./brand";
 import { counters, type Outcome } from "./counters";
-import { ErrorDetails } from "./error-details";
+import { ErrorDetails, errorDetailsOf } from "./error-details";
 import { fingerprint, pickFields } from "./fingerprint";
 import { startHeartbeat } from "./heartbeat";
-import { KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
+import { isLeaseLost, KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
 import {
   type ClaimParams,
   claimKey,
@@ -99,12 +100,15 @@ interface RequiredContext {
   observation?: RequestObservation;
 }
 
+const STORED_REPLAY = Symbol.for("idempotent-checkout.idempotency.StoredReplay");
+
 /**
  * What the resolver gets on a replay of a stored success: the stored data and no owner. tRPC's
  * public middleware API cannot answer without calling the resolver, so the middleware hands the
  * stored answer down and `replayable` returns it without running the handler.
  */
 export class StoredReplay {
+  readonly [STORED_REPLAY] = true;
   taken = false;
   constructor(private readonly data: unknown) {}
   take(): unknown {
@@ -116,6 +120,8 @@ export class StoredReplay {
 /** ctx.idempotency in an idempotent resolver: the key's owner, or a replay to return as is. */
 export type IdempotencyHandle = KeyOwner | StoredReplay;
 
+export const isStoredReplay = brandGuard<StoredReplay>(STORED_REPLAY);
+
 /**
  * Wraps an idempotent procedure's resolver: on a replay it returns the stored data without
  * running the handler; otherwise it runs the handler with the key's owner.
@@ -125,7 +131,7 @@ export function replayable<TOpts extends { ctx: { idempotency: IdempotencyHandle
 ): (opts: TOpts) => Promise<TOut> {
   return async (opts) => {
     const handle = opts.ctx.idempotency;
-    if (handle instanceof StoredReplay) return handle.take() as TOut;
+    if (isStoredReplay(handle)) return handle.take() as TOut;
     return handler(opts as unknown as Owned<TOpts>);
   };
 }
@@ -237,12 +243,11 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
         () => next({ ctx: { idempotency: owner } }),
         settled,
       );
-      const retryAfter =
-        !result.ok && result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds;
+      const retryAfter = !result.ok && errorDetailsOf(result.error)?.retryAfterSeconds;
       if (retryAfter) ctx.resHeaders.set("Retry-After", String(retryAfter));
       return result;
     } catch (error) {
-      if (error instanceof LeaseLostError) {
+      if (isLeaseLost(error)) {
         throw inFlight(ctx.resHeaders, o.retryAfterSeconds, "This attempt lost its lease to a retry.");
       }
       throw error;
@@ -320,9 +325,8 @@ export async function runAsOwner<R extends Settled>(
       count("completed");
       return { ...result, data };
     }
-    if (result.error.cause instanceof LeaseLostError) throw result.error.cause;
-    const retryAfter =
-      result.error.cause instanceof ErrorDetails ? result.error.cause.retryAfterSeconds : undefined;
+    if (isLeaseLost(result.error.cause)) throw result.error.cause;
+    const retryAfter = errorDetailsOf(result.error)?.retryAfterSeconds;
     if (getStatus(result.error) < 500 && retryAfter === undefined) {
       // A business outcome decided by the handler: remembered and replayed.
       const stored = storedError(result.error);
@@ -331,12 +335,13 @@ export async function runAsOwner<R extends Settled>(
       return result;
     }
     // Unexpected, or an outcome that may still change: its transaction rolled back, so give the
-    // key back for the retry (after the time the client was told to wait, for the latter).
-    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message, retryAfter))
-      count("released");
+    // key back for the retry (after the time the client was told to wait, for the latter; a 5xx's
+    // Retry-After is advice, and its key is free at once).
+    const hold = getStatus(result.error) < 500 ? retryAfter : undefined;
+    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message, hold)) count("released");
     return result;
   } catch (error) {
-    if (error instanceof LeaseLostError) {
+    if (isLeaseLost(error)) {
       count("fenced");
       await recordFenced(prisma, owner.keyId, owner.fence);
     }

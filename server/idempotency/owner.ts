@@ -2,15 +2,21 @@ import { createHash } from "node:crypto";
 import type { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Db, Tx } from "../db";
-import { ErrorDetails } from "./error-details";
+import { brandGuard } from "./brand";
+import { errorDetailsOf } from "./error-details";
 import { completeKey, completeKeyWith, recordProgress, type StatementWrites } from "./store";
+
+const LEASE_LOST = Symbol.for("idempotent-checkout.idempotency.LeaseLostError");
 
 /** Thrown when the key was taken over: this attempt's writes must not commit. */
 export class LeaseLostError extends Error {
+  readonly [LEASE_LOST] = true;
   constructor() {
     super("The idempotency key was taken over by another attempt.");
   }
 }
+
+export const isLeaseLost = brandGuard<LeaseLostError>(LEASE_LOST);
 
 /** A stored response: the tRPC data of a success, or the code and message of a business error. */
 export type StoredResponse =
@@ -23,10 +29,8 @@ function toJson(value: unknown): unknown {
 }
 
 export function storedError(error: TRPCError): { status: number; body: StoredResponse } {
-  const details =
-    error.cause instanceof ErrorDetails
-      ? (toJson(error.cause.details) as Record<string, unknown>)
-      : undefined;
+  const found = errorDetailsOf(error)?.details;
+  const details = found ? (toJson(found) as Record<string, unknown>) : undefined;
   return {
     status: getHTTPStatusCodeFromError(error),
     body: { error: { code: error.code, message: error.message, ...(details ? { details } : {}) } },

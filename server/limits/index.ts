@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterPostgres, type RateLimiterRes } from "rate-limiter-flexible";
 import { createPool, preparedStatementsOn, SERVER_IDLE_CONNECTION_MS } from "../db";
 import { env, requireDatabaseUrl } from "../env";
 
@@ -92,6 +92,20 @@ function limiterStatements(): pg.Pool {
   return { query } as unknown as pg.Pool;
 }
 
+/**
+ * The limiter rejects with a RateLimiterRes once the points are spent, and with an Error when its
+ * store fails. Told apart by shape, not class: the limiter on globalThis may have been built by
+ * another Next layer's copy of rate-limiter-flexible (docs/decisions/0095).
+ */
+function isRefusal(value: unknown): value is RateLimiterRes {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !(value instanceof Error) &&
+    typeof (value as Partial<RateLimiterRes>).msBeforeNext === "number"
+  );
+}
+
 function retryAfter(res: RateLimiterRes): number {
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }
@@ -102,7 +116,7 @@ export async function consume(rule: LimitRule, subject: string): Promise<LimitCh
     await limiterFor(rule).consume(subject);
     return { ok: true };
   } catch (error) {
-    if (error instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: retryAfter(error) };
+    if (isRefusal(error)) return { ok: false, retryAfterSeconds: retryAfter(error) };
     throw error;
   }
 }

@@ -1,14 +1,14 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import type { Db } from "../db";
 import { env } from "../env";
-import { ErrorDetails } from "../errors";
+import { errorDetailsOf } from "../errors";
 import {
   type AbandonedCandidate,
   abandonedKeyStats,
   DEFAULT_BACKOFF,
   findAbandonedKeys,
   findUnfinishedKey,
-  LeaseLostError,
+  isLeaseLost,
   type RecoveryBackoff,
   recordKeyEvent,
   runAsOwner,
@@ -96,11 +96,8 @@ async function drive(deps: PaymentDeps, candidate: AbandonedCandidate, opts: Com
         });
         return { ok: true as const, data };
       } catch (error) {
-        if (error instanceof TRPCError) return { ok: false as const, error };
-        return {
-          ok: false as const,
-          error: new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: String(error), cause: error }),
-        };
+        // tRPC's own test of an error's kind holds across module copies (it falls back to the name).
+        return { ok: false as const, error: getTRPCErrorFromUnknown(error) };
       }
     });
     // Not stored, so still unfinished: an unexpected error, an outage, or an answer that may change.
@@ -108,10 +105,10 @@ async function drive(deps: PaymentDeps, candidate: AbandonedCandidate, opts: Com
       !result.ok &&
       (result.error.code === "INTERNAL_SERVER_ERROR" ||
         result.error.code === "SERVICE_UNAVAILABLE" ||
-        (result.error.cause instanceof ErrorDetails && result.error.cause.retryAfterSeconds !== undefined));
+        errorDetailsOf(result.error)?.retryAfterSeconds !== undefined);
     return unsettled ? "failed" : "settled";
   } catch (error) {
-    if (error instanceof LeaseLostError) return "busy";
+    if (isLeaseLost(error)) return "busy";
     logger.warn({ job: "completer", keyId: String(candidate.id), err: errorField(error) }, "key failed");
     return "failed";
   }

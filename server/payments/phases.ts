@@ -5,7 +5,7 @@ import { type Payment, Prisma } from "../generated/prisma/client";
 import { type FirstPhase, type KeyOwner, LeaseLostError } from "../idempotency";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
 import { paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
-import { type Charge, type PaymentProvider, ProviderError } from "./provider";
+import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "./provider";
 import { paymentView } from "./views";
 
 export const PAYMENT_METHODS = ["pm_card_visa", "pm_card_declined", "pm_card_slow"] as const;
@@ -247,7 +247,7 @@ async function findEarlierCharge(provider: PaymentProvider, payment: PendingPaym
     }
     return null;
   } catch (error) {
-    if (error instanceof ProviderError) throw providerError(error);
+    if (isProviderError(error)) throw providerError(error);
     throw error;
   }
 }
@@ -259,11 +259,15 @@ function checkedCharge(charge: Charge, payment: PendingPayment): Charge {
   return charge;
 }
 
-/** The provider's own "in flight" is ours too: the client is told to come back, not to fail. */
+/**
+ * The provider's own "in flight" is ours too: the client is told to come back, not to fail. Either
+ * way it is told when: after the provider's Retry-After, else a second.
+ */
 function providerError(error: ProviderError) {
+  const retryAfterSeconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
   return error.kind === "conflict"
-    ? domainErrors.paymentInFlightAtProvider(Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)))
-    : domainErrors.providerUnavailable(error.kind);
+    ? domainErrors.paymentInFlightAtProvider(retryAfterSeconds)
+    : domainErrors.providerUnavailable(error.kind, retryAfterSeconds);
 }
 
 /**
@@ -301,7 +305,7 @@ async function chargeProvider(
     );
     return checkedCharge(charge, payment);
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
+    if (!isProviderError(error)) throw error;
     if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
       return { refused: error.message };
     if (!error.requestMayHaveLeft) await unmarkChargeRequest(deps.prisma, payment.id, mark);

@@ -1,6 +1,6 @@
 import { type Db, newId } from "../db";
 import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
-import { type Charge, type PaymentProvider, ProviderError } from "./provider";
+import { type Charge, isProviderError, type PaymentProvider } from "./provider";
 import {
   checkBooking,
   checkCharge,
@@ -63,7 +63,7 @@ export async function runReconciliation(
   try {
     charges = await ourCharges(deps.provider, windowStart, carried.chargeIds);
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
+    if (!isProviderError(error)) throw error;
     providerError = error.message;
   }
 
@@ -90,7 +90,7 @@ export async function runReconciliation(
     try {
       mismatches.push(...(await checkBookings(deps.provider, payments, charges)));
     } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
+      if (!isProviderError(error)) throw error;
       providerError = error.message;
     }
   }

@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { KEY_STATES, type TKeyState } from "@/server/admin/schemas";
@@ -53,8 +53,7 @@ export default async function AdminKeysPage({ searchParams }: { searchParams: Pr
   const filters = filtersOf(search);
   const page = await admin.keys.list(filters.input).catch((error: unknown) => {
     // A stale or hand-edited cursor: start again from the newest key.
-    if (search.cursor && error instanceof TRPCError && error.code === "BAD_REQUEST")
-      redirect(hrefWith(filters));
+    if (search.cursor && getTRPCErrorFromUnknown(error).code === "BAD_REQUEST") redirect(hrefWith(filters));
     throw error;
   });
   const now = Date.now();

@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -46,7 +46,7 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
   const admin = await adminCaller();
   if (!isInt8Id(id)) notFound();
   const key = await admin.keys.get({ id }).catch((error: unknown) => {
-    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    if (getTRPCErrorFromUnknown(error).code === "NOT_FOUND") notFound();
     throw error;
   });
   const now = Date.now();

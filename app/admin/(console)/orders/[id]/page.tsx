@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { formatMoney } from "@/app/money";
@@ -16,7 +16,7 @@ export default async function AdminOrderPage({ params }: { params: Promise<{ id:
   const admin = await adminCaller();
   if (!UUID.test(id)) notFound();
   const order = await admin.orders.get({ orderId: id }).catch((error: unknown) => {
-    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    if (getTRPCErrorFromUnknown(error).code === "NOT_FOUND") notFound();
     throw error;
   });
   return (
