@@ -21,6 +21,9 @@ export function printReport(opts: {
   const ops = new Map<string, number>();
   for (const o of j.operators)
     j.count(ops, `${o.kind}${o.status === 200 ? "" : ` (${o.status ?? "no answer"})`}`);
+  const nearDatabase = j.answers.filter(
+    (a) => a.status === 500 && j.overlaps(j.databaseOutages, a.sentAt, a.answeredAt, 10_000),
+  ).length;
   const rogue = `${j.rogue.length} (${j.rogue.filter((r) => r.looksOurs).length} looking like ours)`;
   console.log(`\nchaos: profile ${opts.profile}, seed ${opts.seed}, ${opts.seconds} s`);
   console.log("what it did");
@@ -36,6 +39,7 @@ export function printReport(opts: {
         .join(", "),
     ),
     row("how presses ended", list(keysBy)),
+    row("500s near a PostgreSQL restart", nearDatabase),
     row("SIGKILLs", list(j.kills)),
     row("restarts", list(j.restarts)),
     row("provider faults", list(j.faults as Map<string, number>)),
