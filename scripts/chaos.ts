@@ -10,7 +10,7 @@ import { type Evidence, INVARIANTS } from "./chaos/invariants";
 import { Journal } from "./chaos/journal";
 import { parseProfile, USAGE } from "./chaos/profile";
 import { Random } from "./chaos/random";
-import { printReport } from "./chaos/report";
+import { printReport, writeViolations } from "./chaos/report";
 import { settleAndRead } from "./chaos/settle";
 
 let profile: ReturnType<typeof parseProfile>;
@@ -78,6 +78,8 @@ try {
     seed: profile.seed,
     profile: profile.name,
   });
+  writeViolations(".data/chaos/violations.txt", violations);
+  console.log("chaos: every violation is listed in .data/chaos/violations.txt");
   exitCode = violations.length === 0 ? 0 : 1;
 } catch (error) {
   console.error("chaos: the run itself failed:", error);

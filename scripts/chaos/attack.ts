@@ -79,7 +79,7 @@ async function scriptedCycle(parts: AttackParts, ctx: ShopContext, random: Rando
       const orders = await Promise.all(
         Array.from({ length: profile.paymentsPerMinute + 3 }, () => placeOrder(ctx, random, greedy)),
       );
-      await sleep(Math.max(0, windowOpened + random.int(50, 55) * 1000 - Date.now()));
+      await sleep(Math.max(0, windowOpened + random.int(54, 57) * 1000 - Date.now()));
       await Promise.all(
         orders.map((orderId) =>
           orderId

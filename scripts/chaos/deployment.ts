@@ -68,11 +68,12 @@ export async function startDeployment(opts: {
     stops.length = 0;
   };
   try {
-    // A fresh database each run: the invariants read every row as this run's.
-    const dataDir = join(ROOT, ".data", "pg-chaos");
+    // A fresh database each run, whatever folder the data ends up in (as root it may be in the
+    // temp dir): the invariants read every row as this run's.
     const pgPort = profile.pgPort || (await freePort());
-    rmSync(dataDir, { recursive: true, force: true });
-    let database: Database = await startDatabase({ instance: "chaos", port: pgPort });
+    rmSync(join(ROOT, ".data", "pg-chaos"), { recursive: true, force: true });
+    const dbOptions = { instance: "chaos", port: pgPort, databases: [`chaos_${Date.now()}`] } as const;
+    let database: Database = await startDatabase({ ...dbOptions, databases: [...dbOptions.databases] });
     stops.push(() => database.stop());
     const direct = database.url;
     await applyMigrations(direct);
@@ -151,7 +152,7 @@ export async function startDeployment(opts: {
       async restartDatabase() {
         // Fast shutdown and start on the same data folder and port: every connection breaks.
         await database.stop();
-        database = await startDatabase({ instance: "chaos", port: pgPort });
+        database = await startDatabase({ ...dbOptions, databases: [...dbOptions.databases] });
       },
       stop: stopAll,
     };

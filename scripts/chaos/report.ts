@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import type { Violation } from "./invariants";
 import type { Journal } from "./journal";
 
@@ -59,4 +60,9 @@ export function printReport(opts: {
     if (vs.length > 5) console.log(`    … and ${vs.length - 5} more`);
   }
   console.log(`violations: ${violations.length}`);
+}
+
+/** Every violation, one per line, for the reader who needs more than the table's first five. */
+export function writeViolations(file: string, violations: Violation[]): void {
+  writeFileSync(file, violations.map((v) => `${v.invariant}: ${v.detail}\n`).join(""));
 }
