@@ -34,6 +34,8 @@ export interface Deployment {
   directDatabaseUrl: string;
   pooled: boolean;
   accounts: ShopperAccount[];
+  /** The provider stands for a service of its own: the checker never kills it, so its death is news. */
+  providerAlive(): boolean;
   restartDatabase(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -149,6 +151,14 @@ export async function startDeployment(opts: {
       pooled: pooler !== null,
       accounts,
       proxy,
+      providerAlive: () => {
+        try {
+          process.kill(provider.pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      },
       async restartDatabase() {
         // Fast shutdown and start on the same data folder and port: every connection breaks.
         await database.stop();

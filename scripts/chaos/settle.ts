@@ -22,6 +22,8 @@ export async function settleAndRead(parts: {
   random: Random;
 }): Promise<Books> {
   const { deployment, proxy, journal, profile, random } = parts;
+  if (!deployment.providerAlive())
+    throw new Error("the provider process died during the attack: see its [provider] lines above");
   proxy.setDown(false);
   for (const p of [...deployment.instances, deployment.worker]) if (!p.alive()) await p.start();
   await proxy.drained();
