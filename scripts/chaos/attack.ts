@@ -68,25 +68,28 @@ async function scriptedCycle(parts: AttackParts, ctx: ShopContext, random: Rando
   if (!greedy || !holder || !twoTabs) throw new Error("the checker needs at least three accounts");
   const tasks: Promise<unknown>[] = [];
 
-  // Over the rate limit: one payment opens the account's minute, a burst near its end is refused
-  // (so Retry-After is short) and the shopper leaves at the first 429.
+  // Over the rate limit: the shopper spends the account's minute at once, learns from one 429
+  // how long the minute still runs, and pays again just before it ends: refused with a short
+  // Retry-After, the shopper leaving at the first 429 each time.
   tasks.push(
     (async () => {
-      const opener = await placeOrder(ctx, random, greedy);
-      if (opener)
-        await payOrder(ctx, random, greedy, opener, { card: "pm_card_visa", copies: 1, temper: IMPATIENT });
-      const windowOpened = Date.now();
       const orders = await Promise.all(
-        Array.from({ length: profile.paymentsPerMinute + 3 }, () => placeOrder(ctx, random, greedy)),
+        Array.from({ length: profile.paymentsPerMinute + 4 }, () => placeOrder(ctx, random, greedy)),
       );
-      await sleep(Math.max(0, windowOpened + random.int(54, 57) * 1000 - Date.now()));
-      await Promise.all(
-        orders.map((orderId) =>
-          orderId
-            ? payOrder(ctx, random, greedy, orderId, { card: "pm_card_visa", copies: 1, temper: IMPATIENT })
-            : null,
-        ),
-      );
+      const [budget, probe, late] = [
+        orders.slice(0, profile.paymentsPerMinute),
+        orders[profile.paymentsPerMinute],
+        orders.slice(profile.paymentsPerMinute + 1),
+      ];
+      const pay = (orderId: string | null | undefined) =>
+        orderId
+          ? payOrder(ctx, random, greedy, orderId, { card: "pm_card_visa", copies: 1, temper: IMPATIENT })
+          : null;
+      await Promise.all(budget.map(pay));
+      const refused = await pay(probe);
+      const retryAfter = Number(refused?.last?.status === 429 ? refused.last.retryAfter : Number.NaN);
+      if (Number.isFinite(retryAfter)) await sleep(Math.max(0, (retryAfter - 3) * 1000));
+      await Promise.all(late.map(pay));
     })(),
   );
 
