@@ -119,7 +119,13 @@ async function scriptedCycle(parts: AttackParts, ctx: ShopContext, random: Rando
   if (orderId) {
     during.push(
       (async () => {
-        await payOrder(ctx, random, twoTabs, orderId, { card: "pm_card_visa", copies: 1, temper: IMPATIENT });
+        // The first tab's card will be declined once the provider is back, freeing the order
+        // whatever the completer's timing; the second tab's key is left at `started` by a 409.
+        await payOrder(ctx, random, twoTabs, orderId, {
+          card: "pm_card_declined",
+          copies: 1,
+          temper: IMPATIENT,
+        });
         await payOrder(ctx, random, twoTabs, orderId, { card: "pm_card_visa", copies: 1, temper: IMPATIENT });
       })(),
     );
