@@ -185,4 +185,39 @@ describe("provider process lifecycle", () => {
     console.info(`[orphan] provider exited ${Math.round(goneAfterMs)} ms after its parent was SIGKILLed`);
     await expect(fetch(`${info.url}/health`)).rejects.toThrow();
   }, 30_000);
+
+  it("survives PostgreSQL ending its connection in the middle of a slow charge (a database restart)", async () => {
+    const url = databaseUrl();
+    const p = await startProvider({ databaseUrl: url });
+    try {
+      const provider = httpProvider({ baseUrl: p.url });
+      // pm_card_slow keeps its transaction open about 2 s, idle between two statements.
+      const slow = provider
+        .createCharge(
+          { amount: 100, currency: "eur", paymentMethod: "pm_card_slow" },
+          `k-${randomBytes(6).toString("hex")}`,
+        )
+        .catch((error: unknown) => error);
+      const admin = new pg.Client(url);
+      await admin.connect();
+      try {
+        const terminate = `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`;
+        let terminated = 0;
+        for (const end = Date.now() + 1500; terminated === 0 && Date.now() < end; ) {
+          terminated = (await admin.query<{ n: number }>(terminate)).rows[0]?.n ?? 0;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(terminated).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      await slow;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(isGone(p.pid)).toBe(false);
+      expect((await fetch(`${p.url}/health`)).status).toBe(200);
+    } finally {
+      await p.stop();
+    }
+  });
 });

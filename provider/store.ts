@@ -338,6 +338,13 @@ export async function listCharges(
 async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The server may end the connection between two statements (a restart, an admin's terminate):
+  // pg then emits "error" on the checked-out client, which would end the process unheard.
+  // The next statement fails on its own; the client is dropped, not pooled.
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
     const result = await work(client);
@@ -351,6 +358,7 @@ async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promis
     }
     throw err;
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }

@@ -59,4 +59,25 @@ describe("the environment", () => {
   it("treats an empty variable as unset", () => {
     expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
   });
+
+  it("goes below the time floors only for the chaos checker, never in production", () => {
+    expect(() => parseEnv({ PAYMENT_ABANDON_AFTER_SECONDS: "5" })).toThrow(/PAYMENT_ABANDON_AFTER_SECONDS/);
+    expect(() => parseEnv({ RECONCILE_INTERVAL_SECONDS: "5" })).toThrow(/RECONCILE_INTERVAL_SECONDS/);
+    const chaos = parseEnv({
+      CHAOS_COMPRESSED_TIME: "on",
+      PAYMENT_ABANDON_AFTER_SECONDS: "5",
+      RECONCILE_INTERVAL_SECONDS: "5",
+    });
+    expect([chaos.PAYMENT_ABANDON_AFTER_SECONDS, chaos.RECONCILE_INTERVAL_SECONDS]).toEqual([5, 5]);
+    expect(() =>
+      parseEnv({
+        APP_ENV: "production",
+        ADMIN_TOKEN: "a-long-admin-token",
+        SESSION_SECRET: "s".repeat(32),
+        CHAOS_COMPRESSED_TIME: "on",
+        PAYMENT_ABANDON_AFTER_SECONDS: "5",
+      }),
+    ).toThrow(/PAYMENT_ABANDON_AFTER_SECONDS: must be at least 60/);
+    expect(parseEnv({}).RECONCILE_INTERVAL_SECONDS).toBe(600);
+  });
 });

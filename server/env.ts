@@ -1,6 +1,9 @@
 import { z } from "zod";
 
 // APP_ENV is the deployment stage; NODE_ENV is only Next's build mode.
+
+/** Floors in seconds that only CHAOS_COMPRESSED_TIME=on (outside production) may go below. */
+const COMPRESSIBLE = { PAYMENT_ABANDON_AFTER_SECONDS: 60, RECONCILE_INTERVAL_SECONDS: 60 } as const;
 const ZEnv = z
   .object({
     APP_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -27,9 +30,13 @@ const ZEnv = z
     PAYMENT_ABANDON_AFTER_SECONDS: z.coerce
       .number()
       .int()
-      .min(60)
+      .min(1)
       .max(7 * 86_400)
       .default(3600),
+    /** How often the background reconciler runs. */
+    RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+    /** `npm run chaos` only: time compressed below the floors of COMPRESSIBLE (never in production). */
+    CHAOS_COMPRESSED_TIME: z.enum(["on", "off"]).default("off"),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
@@ -43,6 +50,11 @@ const ZEnv = z
   .superRefine((env, ctx) => {
     if (env.DIRECT_DATABASE_URL && !env.DATABASE_URL)
       ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: "needs DATABASE_URL as well" });
+    const compressed = env.CHAOS_COMPRESSED_TIME === "on" && env.APP_ENV !== "production";
+    for (const [name, floor] of Object.entries(COMPRESSIBLE) as [keyof typeof COMPRESSIBLE, number][]) {
+      if (env[name] < floor && !compressed)
+        ctx.addIssue({ code: "custom", path: [name], message: `must be at least ${floor}` });
+    }
     if (env.APP_ENV !== "production") return;
     for (const name of ["ADMIN_TOKEN", "SESSION_SECRET"] as const) {
       if (!env[name])

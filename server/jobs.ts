@@ -1,5 +1,5 @@
 import { type Db, db } from "./db";
-import { requireDatabaseUrl } from "./env";
+import { env, requireDatabaseUrl } from "./env";
 import { startCounterFlush, sweepExpiredKeys } from "./idempotency";
 import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
@@ -31,7 +31,11 @@ export function startBackgroundJobs(
       run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
     },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
-    { name: "reconciler", everyMs: 10 * 60_000, run: () => runReconciliation({ prisma, provider }) },
+    {
+      name: "reconciler",
+      everyMs: env.RECONCILE_INTERVAL_SECONDS * 1000,
+      run: () => runReconciliation({ prisma, provider }),
+    },
   ];
   const running = new Set<Promise<unknown>>();
   const timers = jobs.map((job) => {

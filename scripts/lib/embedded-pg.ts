@@ -28,7 +28,7 @@ export interface Database {
 }
 
 export interface StartOptions {
-  instance: "dev" | "test" | "provider";
+  instance: "dev" | "test" | "provider" | "chaos";
   /** Created when missing; the URL points at the first. Default `["checkout"]`. */
   databases?: string[];
   /** Folder holding `.data`; defaults to this repository (tests pass a temporary one). */
@@ -42,7 +42,7 @@ interface PgUser {
   gids: number[];
 }
 
-const DEFAULT_PORTS = { dev: 54329, test: 54339, provider: 54349 } as const;
+const DEFAULT_PORTS = { dev: 54329, test: 54339, provider: 54349, chaos: 54359 } as const;
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HAS_PROC = existsSync("/proc/self/cmdline");
 

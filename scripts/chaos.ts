@@ -1,0 +1,90 @@
+/**
+ * `npm run chaos`: the whole product as deployed, attacked at random from a printed seed, then
+ * checked against the provider's books and ours (docs/chaos.md). Exits 1 on any violation.
+ */
+import { runAttack } from "./chaos/attack";
+import { buildApp, startDeployment } from "./chaos/deployment";
+import { startFaultProxy } from "./chaos/fault-proxy";
+import { FaultPlan } from "./chaos/faults";
+import { type Evidence, INVARIANTS } from "./chaos/invariants";
+import { Journal } from "./chaos/journal";
+import { parseProfile, USAGE } from "./chaos/profile";
+import { Random } from "./chaos/random";
+import { printReport, writeViolations } from "./chaos/report";
+import { settleAndRead } from "./chaos/settle";
+
+let profile: ReturnType<typeof parseProfile>;
+try {
+  profile = parseProfile(process.argv.slice(2));
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
+  process.exit(2);
+}
+const started = Date.now();
+console.log(
+  `chaos: seed ${profile.seed} (replay with: npm run chaos -- --seed ${profile.seed}${profile.name === "long" ? ` --minutes ${profile.attackSeconds / 60}` : ""})`,
+);
+if (process.env.DATABASE_URL || process.env.PAYMENT_PROVIDER_URL) {
+  console.log("chaos: DATABASE_URL / PAYMENT_PROVIDER_URL ignored: the checker runs a deployment of its own");
+  delete process.env.DATABASE_URL;
+  delete process.env.DIRECT_DATABASE_URL;
+  delete process.env.PAYMENT_PROVIDER_URL;
+}
+
+const random = new Random(profile.seed);
+const journal = new Journal();
+const plan = new FaultPlan(random.fork("faults"), profile);
+if (profile.build) {
+  console.log("chaos: next build");
+  buildApp();
+}
+console.log("chaos: starting the deployment");
+const deployment = await startDeployment({
+  profile,
+  proxy: (target) =>
+    startFaultProxy({
+      target,
+      decide: (m, p) => plan.decide(m, p),
+      onFault: (k, paymentId) => journal.recordFault(k, paymentId),
+    }),
+});
+let exitCode = 1;
+try {
+  console.log(
+    `chaos: ${deployment.instances.length} app instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
+  );
+  await runAttack({
+    deployment,
+    proxy: deployment.proxy,
+    plan,
+    journal,
+    profile,
+    random: random.fork("attack"),
+  });
+  console.log("chaos: attack over; settling and reading the books");
+  const books = await settleAndRead({
+    deployment,
+    proxy: deployment.proxy,
+    journal,
+    profile,
+    random: random.fork("settle"),
+  });
+  const evidence: Evidence = { journal, books, rogueIds: new Set(journal.rogue.map((r) => r.chargeId)) };
+  const violations = INVARIANTS.flatMap((i) => i.check(evidence));
+  printReport({
+    journal,
+    violations,
+    seconds: Math.round((Date.now() - started) / 1000),
+    seed: profile.seed,
+    profile: profile.name,
+  });
+  writeViolations(".data/chaos/violations.txt", violations);
+  console.log("chaos: every violation is listed in .data/chaos/violations.txt");
+  exitCode = violations.length === 0 ? 0 : 1;
+} catch (error) {
+  console.error("chaos: the run itself failed:", error);
+  console.log("violations: unknown (the run did not finish)");
+} finally {
+  await deployment.stop();
+}
+process.exit(exitCode);

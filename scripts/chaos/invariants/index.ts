@@ -1,0 +1,27 @@
+import { answersBooked } from "./answers-booked";
+import { answersInKind } from "./answers-in-kind";
+import { chargesBooked } from "./charges-booked";
+import { ledgerBalanced } from "./ledger-balanced";
+import { noChargeAfterRefusal } from "./no-charge-after-refusal";
+import { nothingChargedIsTrue } from "./nothing-charged";
+import { oneChargePerOrder } from "./one-charge-per-order";
+import { rogueReported } from "./rogue-reported";
+import { paymentsStartedByAttempts } from "./started-by-an-attempt";
+import type { Invariant } from "./types";
+import { unfinishedVisible } from "./unfinished-visible";
+
+export type { Evidence, Invariant, Violation } from "./types";
+
+/** Every check the checker makes at the end of a run; a new seam adds its module here. */
+export const INVARIANTS: Invariant[] = [
+  oneChargePerOrder,
+  chargesBooked,
+  noChargeAfterRefusal,
+  nothingChargedIsTrue,
+  answersBooked,
+  ledgerBalanced,
+  unfinishedVisible,
+  rogueReported,
+  paymentsStartedByAttempts,
+  answersInKind,
+];

@@ -1,0 +1,77 @@
+import { parseArgs } from "node:util";
+import { freshSeed } from "./random";
+
+/** How long and how hard one run attacks, and the compressed clock it runs the product on. */
+export interface Profile {
+  name: "short" | "long";
+  seed: number;
+  /** Length of the attack itself (the build, start-up, drain and checks come on top). */
+  attackSeconds: number;
+  instances: number;
+  accounts: number;
+  /** Shoppers paying at once. */
+  shoppers: number;
+  leaseSeconds: number;
+  completerMaxBackoffSeconds: number;
+  /**
+   * Below the app's provider timeout (10 s) plus the completer's idle time (5 s), so the completer
+   * abandons a payment whose charge a hold kept; above the idle time plus a short Retry-After, so
+   * it still charges a payment a late-window 429 released.
+   */
+  abandonAfterSeconds: number;
+  reconcileIntervalSeconds: number;
+  paymentsPerMinute: number;
+  /** A held request is delivered this long after it arrived: past the timeout and the abandonment. */
+  holdMs: number;
+  build: boolean;
+  pgPort: number;
+}
+
+export const USAGE = `npm run chaos [-- --seed N] [--minutes M] [--no-build]
+  no arguments: the short profile (about ${90} s of attack), as CI runs it
+  --minutes M:   the long profile, M minutes of attack
+  --seed N:      replay the attacks of a run (its first line prints its seed)
+  --no-build:    start the build already in ${".next-chaos"} (after a run of the same tree)
+  --pg-port P:   the embedded PostgreSQL's port (default: any free port)`;
+
+export function parseProfile(argv: string[]): Profile {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seed: { type: "string" },
+      minutes: { type: "string" },
+      "no-build": { type: "boolean", default: false },
+      "pg-port": { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const number = (name: string, raw: string | undefined, fallback: number) => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0)
+      throw new Error(`--${name} must be a non-negative number, got "${raw}"`);
+    return n;
+  };
+  const minutes = number("minutes", values.minutes, 0);
+  const long = minutes > 0;
+  return {
+    name: long ? "long" : "short",
+    seed: Math.floor(number("seed", values.seed, freshSeed())),
+    attackSeconds: long ? Math.round(minutes * 60) : 90,
+    instances: 2,
+    accounts: 8,
+    shoppers: long ? 6 : 5,
+    leaseSeconds: 3,
+    completerMaxBackoffSeconds: 2,
+    abandonAfterSeconds: 14,
+    reconcileIntervalSeconds: 5,
+    paymentsPerMinute: 12,
+    holdMs: 25_000,
+    build: !values["no-build"],
+    pgPort: Math.floor(number("pg-port", values["pg-port"], 0)),
+  };
+}

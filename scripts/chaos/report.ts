@@ -1,0 +1,68 @@
+import { writeFileSync } from "node:fs";
+import type { Violation } from "./invariants";
+import type { Journal } from "./journal";
+
+const row = (label: string, value: string | number) => `  ${label.padEnd(34)} ${value}`;
+const list = (m: Map<string, number>) =>
+  m.size === 0 ? "none" : [...m].map(([k, v]) => `${k} ${v}`).join(", ");
+
+/** The table of what the run did and what it found; the last line is `violations: N`. */
+export function printReport(opts: {
+  journal: Journal;
+  violations: Violation[];
+  seconds: number;
+  seed: number;
+  profile: string;
+}): void {
+  const { journal: j, violations } = opts;
+  const byStatus = new Map<string, number>();
+  for (const a of j.answers) j.count(byStatus, String(a.status ?? "no answer"));
+  const keysBy = new Map<string, number>();
+  for (const k of j.keys) j.count(keysBy, k.gaveUp);
+  const ops = new Map<string, number>();
+  for (const o of j.operators)
+    j.count(ops, `${o.kind}${o.status === 200 ? "" : ` (${o.status ?? "no answer"})`}`);
+  const nearDatabase = j.answers.filter(
+    (a) => a.status === 500 && j.overlaps(j.databaseOutages, a.sentAt, a.answeredAt, 10_000),
+  ).length;
+  const rogue = `${j.rogue.length} (${j.rogue.filter((r) => r.looksOurs).length} looking like ours)`;
+  console.log(`\nchaos: profile ${opts.profile}, seed ${opts.seed}, ${opts.seconds} s`);
+  console.log("what it did");
+  for (const line of [
+    row("orders", j.orders),
+    row("payments (Pay presses)", j.keys.length),
+    row("payment requests", j.answers.length),
+    row(
+      "answers by status",
+      [...byStatus]
+        .sort()
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(", "),
+    ),
+    row("how presses ended", list(keysBy)),
+    row("500s near a PostgreSQL restart", nearDatabase),
+    row("SIGKILLs", list(j.kills)),
+    row("restarts", list(j.restarts)),
+    row("provider faults", list(j.faults as Map<string, number>)),
+    row("provider outages", j.providerOutages.length),
+    row("operator actions", list(ops)),
+    row("charges behind our back", rogue),
+  ])
+    console.log(line);
+  for (const note of j.notes) console.log(row("note", note));
+  console.log("what it found");
+  const byInvariant = new Map<string, Violation[]>();
+  for (const v of violations) byInvariant.set(v.invariant, [...(byInvariant.get(v.invariant) ?? []), v]);
+  if (violations.length === 0) console.log("  nothing: every invariant held");
+  for (const [invariant, vs] of byInvariant) {
+    console.log(`  VIOLATED (${vs.length}) ${invariant}`);
+    for (const v of vs.slice(0, 5)) console.log(`    - ${v.detail}`);
+    if (vs.length > 5) console.log(`    … and ${vs.length - 5} more`);
+  }
+  console.log(`violations: ${violations.length}`);
+}
+
+/** Every violation, one per line, for the reader who needs more than the table's first five. */
+export function writeViolations(file: string, violations: Violation[]): void {
+  writeFileSync(file, violations.map((v) => `${v.invariant}: ${v.detail}\n`).join(""));
+}

@@ -1,0 +1,86 @@
+import { callAdmin } from "./app-client";
+import { type Books, countPending, type Report, readOurBooks, readProviderCharges } from "./books";
+import type { Deployment } from "./deployment";
+import type { FaultProxy } from "./fault-proxy";
+import type { Journal } from "./journal";
+import { reconcile } from "./operators";
+import type { Profile } from "./profile";
+import type { Random } from "./random";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * After the attack: everything up again, the held requests delivered, the completer given time
+ * to finish what it can; then the reconciler with the provider, a stretch without it, and one
+ * more run over a narrow window; then both sets of books.
+ */
+export async function settleAndRead(parts: {
+  deployment: Deployment;
+  proxy: FaultProxy;
+  journal: Journal;
+  profile: Profile;
+  random: Random;
+}): Promise<Books> {
+  const { deployment, proxy, journal, profile, random } = parts;
+  if (!deployment.providerAlive())
+    throw new Error("the provider process died during the attack: see its [provider] lines above");
+  proxy.setDown(false);
+  for (const p of [...deployment.instances, deployment.worker]) if (!p.alive()) await p.start();
+  await proxy.drained();
+
+  // The completer settles what it can; a few of its backoffs is enough once the provider is back.
+  const drainUntil =
+    Date.now() + (profile.abandonAfterSeconds + 8 * profile.completerMaxBackoffSeconds + 10) * 1000;
+  let pending = await countPending(deployment.directDatabaseUrl);
+  while (pending !== 0 && Date.now() < drainUntil) {
+    await sleep(1000);
+    pending = await countPending(deployment.directDatabaseUrl);
+  }
+  if (pending > 0) journal.notes.push(`${pending} payments still pending after the drain`);
+
+  const afterDrain = await reconcile(deployment, random, journal, { graceSeconds: 0 });
+
+  // A stretch without the provider, long enough for the background reconcilers to run in it.
+  const downFrom = Date.now();
+  proxy.setDown(true);
+  await reconcile(deployment, random, journal, { graceSeconds: 0 });
+  const sawOutage = await waitForOutageReport(
+    deployment,
+    random,
+    (profile.reconcileIntervalSeconds * 3 + 5) * 1000,
+  );
+  proxy.setDown(false);
+  journal.providerOutages.push({ from: downFrom, to: Date.now() });
+  if (!sawOutage) journal.notes.push("no reconciliation without the provider was recorded during the outage");
+  // Listing only from now on: what it reports of older charges, it carried over.
+  const narrow = await reconcile(deployment, random, journal, {
+    windowStart: new Date().toISOString(),
+    graceSeconds: 0,
+  });
+
+  const [charges, ours] = await Promise.all([
+    readProviderCharges(deployment.providerUrl),
+    readOurBooks(deployment.directDatabaseUrl),
+  ]);
+  const pendingKeyStates = new Map<string, string>();
+  for (const p of ours.payments.filter((x) => x.status === "pending" && x.keyId)) {
+    const key = await callAdmin(deployment, random, "admin.keys.get", "query", { id: p.keyId });
+    pendingKeyStates.set(p.id, String((key.data as { state?: string } | null)?.state ?? key.error));
+  }
+  return {
+    charges,
+    ...ours,
+    reportAfterDrain: (afterDrain.report as Report | null) ?? null,
+    reportAfterOutage: (narrow.report as Report | null) ?? null,
+    pendingKeyStates,
+  };
+}
+
+async function waitForOutageReport(deployment: Deployment, random: Random, timeoutMs: number) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
+    const latest = await callAdmin(deployment, random, "admin.reconcile.latest", "query", undefined);
+    if ((latest.data as Report | null)?.providerError) return true;
+    await sleep(500);
+  }
+  return false;
+}
