@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, memoryStore } from "@idempotent-checkout/client";
@@ -280,4 +281,39 @@ test.describe("the client SDK", () => {
       await down.stop();
     }
   });
+});
+
+test('the README\'s "Try the API" SDK block, run as written with tsx: catalogue, an order, a payment, resume', async ({
+  baseURL,
+}) => {
+  const readme = readFileSync("README.md", "utf8");
+  const section = readme.slice(readme.indexOf("## Try the API"));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  expect(block, "README has a ts block under Try the API").toBeTruthy();
+  // Only the server's address differs from what a reader types.
+  const script = (block ?? "").replace('baseUrl: "http://localhost:3000"', `baseUrl: "${baseURL}"`);
+  expect(script).not.toBe(block);
+  // Beside the checkout's node_modules, as `pay.ts` in the checkout would be; run in a folder of
+  // its own so its store does not land in the checkout's .data/.
+  const port = new URL(baseURL ?? "").port;
+  const file = join(process.cwd(), "test-results", port, "readme-sdk", "pay.ts");
+  await mkdir(join(file, ".."), { recursive: true });
+  await writeFile(file, script);
+  const cwd = await mkdtemp(join(tmpdir(), "readme-sdk-"));
+  try {
+    const run = spawnSync(join(process.cwd(), "node_modules/.bin/tsx"), [file], {
+      cwd,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const [skus, paid, resumed] = run.stdout.trim().split("\n");
+    expect(skus).toContain("TEE-CLASSIC");
+    expect(paid).toBe("succeeded 2500 EUR replayed=false");
+    expect(resumed).toBe("resumed 0");
+    // The payment's final answer forgot its intent: the store is empty.
+    expect(await readdir(join(cwd, ".data/payment-intents"))).toEqual([]);
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
 });

@@ -11,7 +11,9 @@ export function memoryStore(): IntentStore {
       return structuredClone(intent);
     },
     async list() {
-      return [...intents.values()].map((i) => structuredClone(i));
+      return [...intents.values()]
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        .map((i) => structuredClone(i));
     },
     async delete(intentId) {
       intents.delete(intentId);
