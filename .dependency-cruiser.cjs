@@ -91,6 +91,14 @@ module.exports = {
       to: { path: "^server/receipts/" },
     },
     {
+      name: "packages-stand-alone",
+      severity: "error",
+      comment:
+        "A workspace package is published on its own: it imports its own files and its dependencies, never the app.",
+      from: { path: "^packages/([^/]+)/" },
+      to: { pathNot: ["^packages/$1/", "node_modules"], dependencyTypesNot: ["core"] },
+    },
+    {
       name: "no-trpc-internals",
       severity: "error",
       comment: "Only tRPC's public API: its internals change without notice.",

@@ -39,6 +39,8 @@ try {
     console.error(`\n✖ ${browser.message}`);
     throw new StepFailed();
   }
+  // The workspace packages' dist/, as `npm install` made it, brought up to date with their sources.
+  await step("build packages", "npm", ["run", "--silent", "--workspaces", "--if-present", "build"]);
   await step("lint", "npm", ["run", "--silent", "lint"]);
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
   // Through PgBouncer in transaction mode whenever it is installed (CI requires it): the shape a

@@ -1,0 +1,104 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IntentStore, StoredIntent } from "../intents.js";
+import { fileStore } from "./file.js";
+import { memoryStore } from "./memory.js";
+import { pgStore } from "./pg.js";
+
+const intent = (
+  intentId: string,
+  key = `key-${intentId}`,
+  at = "2026-12-03T10:00:00.000Z",
+): StoredIntent => ({
+  intentId,
+  key,
+  request: {
+    operation: "payments.create",
+    body: { orderId: "0193a1c2-7f00-7000-8000-000000000001", paymentMethod: "pm_card_visa" },
+  },
+  createdAt: at,
+});
+
+let folder: string;
+let pool: pg.Pool;
+const table = `client_intents_${randomBytes(4).toString("hex")}`;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "client-store-"));
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+  // The DDL as shipped, under a table name of this test's own.
+  const ddl = await readFile(new URL("../../sql/intents.sql", import.meta.url), "utf8");
+  await pool.query(ddl.replaceAll("payment_intents", table));
+});
+afterAll(async () => {
+  await pool.query(`DROP TABLE IF EXISTS "${table}"`);
+  await pool.end();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const stores: [string, () => IntentStore][] = [
+  ["memoryStore", () => memoryStore()],
+  ["fileStore", () => fileStore(join(folder, randomBytes(4).toString("hex")))],
+  ["pgStore", () => pgStore({ pool, table })],
+];
+
+describe.each(stores)("%s: the IntentStore contract", (_name, makeStore) => {
+  it("stores, lists oldest first, keeps the first of two creates of one id, and forgets", async () => {
+    const store = makeStore();
+    const prefix = randomBytes(4).toString("hex");
+    const a = intent(`${prefix}-a`, "key-a", "2026-12-03T10:00:01.000Z");
+    const b = intent(`${prefix}-b/../weird id`, "key-b", "2026-12-03T10:00:00.000Z");
+    expect(await store.create(a)).toEqual(a);
+    expect(await store.create(b)).toEqual(b);
+    // The same id again: the stored intent wins and is not overwritten.
+    expect(await store.create({ ...a, key: "another-key" })).toEqual(a);
+    const listed = (await store.list()).filter((i) => i.intentId.startsWith(prefix));
+    expect(listed).toEqual([b, a]);
+    await store.delete(a.intentId);
+    await store.delete(a.intentId); // not there any more: not an error
+    expect((await store.list()).filter((i) => i.intentId.startsWith(prefix))).toEqual([b]);
+    await store.delete(b.intentId);
+  });
+
+  it("creates one intent when many calls race for the same id", async () => {
+    const store = makeStore();
+    const id = `race-${randomBytes(4).toString("hex")}`;
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => store.create(intent(id, `key-${i}`))),
+    );
+    expect(new Set(results.map((r) => r.key)).size).toBe(1);
+    expect((await store.list()).filter((i) => i.intentId === id)).toHaveLength(1);
+    await store.delete(id);
+  });
+});
+
+describe("fileStore", () => {
+  it("keeps an intent written by a process that was killed right after", async () => {
+    const path = join(folder, "killed");
+    // A process creates an intent, then kills itself with SIGKILL: no exit handlers run.
+    const script = `
+      import { fileStore } from ${JSON.stringify(new URL("./file.ts", import.meta.url).pathname)};
+      await fileStore(${JSON.stringify(path)}).create(${JSON.stringify(intent("survivor"))});
+      process.kill(process.pid, "SIGKILL");`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(run.signal, run.stderr).toBe("SIGKILL");
+    expect(await fileStore(path).list()).toEqual([intent("survivor")]);
+    // Only the intent's file is left: no temporary file.
+    expect(await readdir(path)).toHaveLength(1);
+  });
+});
+
+describe("pgStore", () => {
+  it("refuses a table name that is not an identifier", () => {
+    expect(() => pgStore({ pool, table: 'x"; DROP TABLE y; --' })).toThrow(/identifier/);
+    expect(() => pgStore({ pool, table: "public.payment_intents" })).not.toThrow();
+  });
+});
