@@ -45,6 +45,8 @@ export default defineConfig({
       // specs pay many times a minute as one demo customer: limits are not what they test.
       env: {
         PORT: String(port),
+        // `npm start` is production by default: these specs use the demo customers.
+        APP_ENV: "development",
         CHECKOUT_INSTANCE: "test",
         BACKGROUND_JOBS: "on",
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

@@ -2,11 +2,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { parseEnv } from "../server/env";
 import { requireBinaries } from "./lib/debian-package";
+import { enterStage } from "./lib/dotenv";
 import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
 import { waitForHealth } from "./lib/health-wait";
-import { startStack } from "./lib/stack";
 import { onStopSignal } from "./lib/stop-signal";
 
 /**
@@ -14,7 +13,9 @@ import { onStopSignal } from "./lib/stop-signal";
  * (default 2), each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
  * PORT. Background jobs run in every instance (docs/decisions/0021). Ctrl-C stops everything.
  */
-const env = parseEnv(process.env);
+// Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
+const env = await enterStage("production");
+const { startStack } = await import("./lib/stack");
 const ZCluster = z.object({
   CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
