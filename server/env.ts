@@ -35,7 +35,12 @@ const ZEnv = z
     DIRECT_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
-    ADMIN_TOKEN: z.string().min(8).optional(),
+    ADMIN_TOKEN: z
+      .string()
+      .min(8)
+      // A Bearer value of that shape is only ever looked up as a customer's key (decision 0063).
+      .refine((v) => !/^sk_(live|test)_/.test(v), "must not start with sk_live_ or sk_test_ (API keys do)")
+      .optional(),
     METRICS_TOKEN: z.string().min(8).optional(),
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
