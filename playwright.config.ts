@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { defineConfig, devices } from "@playwright/test";
 import { chromiumLaunchOptions } from "./scripts/lib/browser";
 
@@ -6,6 +7,9 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 const productionPort = port + 1;
 // Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
 const launchOptions = chromiumLaunchOptions();
+// The production server's admin token: fresh per run, set here once so that the server and the
+// spec's workers (which inherit this process's environment) share it.
+process.env.E2E_PRODUCTION_ADMIN_TOKEN ??= randomBytes(32).toString("base64url");
 
 export default defineConfig({
   testDir: "e2e",
@@ -29,7 +33,7 @@ export default defineConfig({
       use: { ...devices["Desktop Chrome"], launchOptions },
     },
     {
-      // APP_ENV=production on an empty database of its own.
+      // APP_ENV=production on a database of its own that development seeded first.
       name: "production",
       testMatch: /production\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], launchOptions, baseURL: `http://127.0.0.1:${productionPort}` },

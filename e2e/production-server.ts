@@ -1,10 +1,14 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { createPrismaClient } from "../server/db";
+import { applyMigrations } from "../server/db/migrate";
+import { seedDemoData } from "../server/seed";
 
-// The app as production runs it (APP_ENV=production) on an EMPTY database of its own, for
-// e2e/production.spec.ts. Uses the build of the first web server; only the four variables
-// production needs are set, the secrets fresh for every run.
+// The app as production runs it (APP_ENV=production) on a database of its own that development
+// seeded first, for e2e/production.spec.ts. Uses the build of the first web server; only the
+// variables production needs are set, the secrets fresh for every run (the admin token from
+// playwright.config.ts, which the spec reads too).
 const base = process.env.DATABASE_URL;
 if (!base)
   throw new Error("DATABASE_URL is not set: the production e2e server makes its database beside it.");
@@ -21,6 +25,13 @@ await admin.end();
 url.pathname = `/${name}`;
 if (direct) direct.pathname = `/${name}`;
 
+// First as development leaves it: migrated and seeded with the demo customers, their public API
+// keys and password. The production start must disable them (and says so on its output).
+const seeded = createPrismaClient((direct ?? url).toString());
+await applyMigrations((direct ?? url).toString());
+await seedDemoData(seeded, { production: false });
+await seeded.$disconnect();
+
 const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
   stdio: "inherit",
   env: {
@@ -28,7 +39,7 @@ const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
     APP_ENV: "production",
     DATABASE_URL: url.toString(),
     ...(direct ? { DIRECT_DATABASE_URL: direct.toString() } : {}),
-    ADMIN_TOKEN: randomBytes(24).toString("base64url"),
+    ADMIN_TOKEN: process.env.E2E_PRODUCTION_ADMIN_TOKEN ?? randomBytes(32).toString("base64url"),
     SESSION_SECRET: randomBytes(32).toString("base64url"),
     BACKGROUND_JOBS: "off",
   },
