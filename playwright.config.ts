@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { defineConfig, devices } from "@playwright/test";
 import { PROVIDER_DOWN } from "./e2e/provider-down";
 import { chromiumLaunchOptions } from "./scripts/lib/browser";
@@ -9,6 +10,9 @@ const productionPort = port + 1;
 const providerDownPort = port + PROVIDER_DOWN.portOffset;
 // Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
 const launchOptions = chromiumLaunchOptions();
+// The production server's admin token: fresh per run, set here once so that the server and the
+// spec's workers (which inherit this process's environment) share it.
+process.env.E2E_PRODUCTION_ADMIN_TOKEN ??= randomBytes(32).toString("base64url");
 
 /** A server an e2e script starts on a database of its own, with the first server's build. */
 function serverBeside(script: string, serverPort: number) {
@@ -49,7 +53,7 @@ export default defineConfig({
       use: { ...devices["Desktop Chrome"], launchOptions },
     },
     {
-      // APP_ENV=production on an empty database of its own.
+      // APP_ENV=production on a database of its own that development seeded first.
       name: "production",
       testMatch: /production\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], launchOptions, baseURL: `http://127.0.0.1:${productionPort}` },
@@ -71,6 +75,8 @@ export default defineConfig({
       // specs pay many times a minute as one demo customer: limits are not what they test.
       env: {
         PORT: String(port),
+        // `npm start` is production by default: these specs use the demo customers.
+        APP_ENV: "development",
         CHECKOUT_INSTANCE: "test",
         BACKGROUND_JOBS: "on",
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
@@ -78,7 +84,8 @@ export default defineConfig({
         RATE_LIMIT_ORDERS_PER_MINUTE: "10000",
       },
       reuseExistingServer: !process.env.CI,
-      timeout: 180_000,
+      // `next build` runs inside this command: on a busy 2-core machine it alone took 3 minutes.
+      timeout: 600_000,
       stdout: "pipe",
       stderr: "pipe",
     },

@@ -70,6 +70,9 @@ test("admin sign-in: the token opens an httpOnly session, a wrong one does not, 
   await expect(page).toHaveURL(/\/admin\/signin$/);
   await page.goto("/admin");
   await expect(page).toHaveURL(/\/admin\/signin$/);
+  // The session ended on the server: a copy of the old cookie opens nothing.
+  const copy = { cookie: `checkout_admin=${cookie?.value}` };
+  expect((await page.request.get("/api/trpc/admin.keys.counts", { headers: copy })).status()).toBe(401);
 });
 
 test("after a double-click checkout the key is completed with its response and the order has one ledger transaction", async ({
@@ -248,4 +251,38 @@ test("the ledger page checks the books and runs the reconciler on demand", async
   await expect(reportId).toBeVisible();
   await expect(reportId).not.toHaveText(before ?? "");
   await expect(reconciler.getByText("Charges checked")).toBeVisible();
+});
+
+// Last: its reconciliation would share the ledger test's report-id prefix (ids are time-ordered).
+test("the security page lists admin sessions and the audit log; an operator ends another browser's session", async ({
+  page,
+  browser,
+}) => {
+  await signInAsAdmin(page);
+  const other = await browser.newContext();
+  const otherPage = await other.newPage();
+  await signInAsAdmin(otherPage);
+  const otherCookie = (await other.cookies()).find((c) => c.name === "checkout_admin");
+
+  // A state-changing action by the first session, through the page.
+  await page.goto("/admin/ledger");
+  await page.getByRole("button", { name: "Run reconciliation now" }).click();
+  await page.getByRole("navigation", { name: "Admin" }).getByRole("link", { name: "Security" }).click();
+  const audit = page.getByRole("table", { name: "Audit log" });
+  await expect(audit.getByRole("row").filter({ hasText: "reconcile.run" }).first()).toContainText(
+    /session [0-9a-f-]{36}/,
+  );
+
+  // The newest live session is the other browser's: end it from here.
+  const otherSessionId = (await page.request.get("/api/trpc/admin.sessions.list").then((r) => r.json()))
+    .result.data[0].id as string;
+  await page.getByRole("button", { name: `End session ${otherSessionId}` }).click();
+  await expect(page.getByRole("button", { name: `End session ${otherSessionId}` })).toHaveCount(0);
+  await expect(audit.getByRole("row").filter({ hasText: `admin session ${otherSessionId}` })).toContainText(
+    "sessions.end",
+  );
+  await otherPage.goto("/admin");
+  await expect(otherPage).toHaveURL(/\/admin\/signin$/);
+  expect(otherCookie).toBeDefined();
+  await other.close();
 });

@@ -42,6 +42,8 @@ test.describe("npm run cluster", () => {
         DATABASE_URL: process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL,
         DIRECT_DATABASE_URL: "",
         CHECKOUT_INSTANCE: "test",
+        // The cluster is production by default; this test pays as the demo customer.
+        APP_ENV: "development",
         PORT: String(port),
         CLUSTER_INSTANCES: "2",
         CLUSTER_INSTANCE_PORT: String(firstInstance),

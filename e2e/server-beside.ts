@@ -8,7 +8,12 @@ import pg from "pg";
  * (DIRECT_DATABASE_URL) when the tests run behind a pooler. This process lives as long as the
  * server and passes Playwright's signals on to it.
  */
-export async function startServerBeside(suffix: string, env: Record<string, string>): Promise<void> {
+export async function startServerBeside(
+  suffix: string,
+  env: Record<string, string>,
+  /** Runs on the new database (its direct URL) before the server starts: a seed, say. */
+  prepare?: (databaseUrl: string) => Promise<void>,
+): Promise<void> {
   const base = process.env.DATABASE_URL;
   if (!base)
     throw new Error(`DATABASE_URL is not set: the ${suffix} e2e server makes its database beside it.`);
@@ -22,6 +27,7 @@ export async function startServerBeside(suffix: string, env: Record<string, stri
   await admin.end();
   url.pathname = `/${name}`;
   if (direct) direct.pathname = `/${name}`;
+  await prepare?.((direct ?? url).toString());
 
   const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
     stdio: "inherit",

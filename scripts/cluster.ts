@@ -2,19 +2,21 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { parseEnv } from "../server/env";
 import { requireBinaries } from "./lib/debian-package";
+import { enterStage } from "./lib/dotenv";
 import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
 import { waitForHealth } from "./lib/health-wait";
-import { startStack } from "./lib/stack";
 import { onStopSignal } from "./lib/stop-signal";
+import { PEER_ADDRESS } from "./lib/supervise";
 
 /**
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
  * (default 2), each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
  * PORT. Background jobs run in every instance (docs/decisions/0021). Ctrl-C stops everything.
  */
-const env = parseEnv(process.env);
+// Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
+const env = await enterStage("production");
+const { startStack } = await import("./lib/stack");
 const ZCluster = z.object({
   CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -85,7 +87,11 @@ try {
         env: {
           ...process.env,
           ...stack.env,
-          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`].filter(Boolean).join(" "),
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`, `--require ${PEER_ADDRESS}`]
+            .filter(Boolean)
+            .join(" "),
+          // HAProxy in front replaces X-Forwarded-For with the client's address: one trusted hop.
+          TRUSTED_PROXY_HOPS: "1",
         },
       },
     );

@@ -1,7 +1,8 @@
-import { parseEnv } from "../server/env";
-import { startStack } from "./lib/stack";
+import { enterStage } from "./lib/dotenv";
 import { runWithStack } from "./lib/supervise";
 
-const { PORT } = parseEnv(process.env);
+// `.env` as `next dev` reads it; APP_ENV stays development unless set: no configuration needed.
+const { PORT } = await enterStage("development");
+const { startStack } = await import("./lib/stack");
 const stack = await startStack("dev");
 runWithStack(stack, "node_modules/.bin/next", ["dev", "--port", String(PORT)]);

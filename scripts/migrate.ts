@@ -1,5 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { applyMigrations } from "../server/db/migrate";
+import { loadDotEnv } from "./lib/dotenv";
+
+loadDotEnv(false);
 
 // Usage: DATABASE_URL=… tsx scripts/migrate.ts   (MIGRATIONS_DIR overrides prisma/migrations)
 // DIRECT_DATABASE_URL, when set, is the server itself rather than a pooler in front of it.

@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
+import { loadDotEnv } from "./lib/dotenv";
 import { startDatabase } from "./lib/embedded-pg";
+
+loadDotEnv(false);
 
 /**
  * `npm run provider`: the payment provider alone. With neither PROVIDER_DATABASE_URL nor

@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { parseEnv } from "../server/env";
-import { startStack } from "./lib/stack";
+import { enterStage } from "./lib/dotenv";
 import { runWithStack } from "./lib/supervise";
 
-const { PORT } = parseEnv(process.env);
+// Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
+const { PORT } = await enterStage("production");
+const { startStack } = await import("./lib/stack");
 // `npm start` on a fresh clone builds first, so it works without knowing about `npm run build`.
 if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
   execFileSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });

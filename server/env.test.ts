@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "./env";
 
+// Random-looking values of production strength (never used anywhere else).
+const STRONG = "kQ3v9Zp1xW7mR2tB8nY4cL6hJ0sD5fGa";
+const STRONG_TOO = "Uu8Ee2Rr4Tt6Yy1Ii3Oo5Pp7Aa9Ss0Dd-Ff";
+
 describe("the environment", () => {
   it("has demo defaults outside production", () => {
     const env = parseEnv({});
@@ -22,13 +26,36 @@ describe("the environment", () => {
   });
 
   it("requires the admin token and session secret in production, and invents neither", () => {
-    expect(() => parseEnv({ APP_ENV: "production" })).toThrow(/ADMIN_TOKEN[\s\S]*SESSION_SECRET/);
-    const env = parseEnv({
-      APP_ENV: "production",
-      ADMIN_TOKEN: "a-long-admin-token",
-      SESSION_SECRET: "s".repeat(32),
-    });
-    expect([env.ADMIN_TOKEN, env.isProduction]).toEqual(["a-long-admin-token", true]);
+    expect(() => parseEnv({ APP_ENV: "production" })).toThrow(
+      /ADMIN_TOKEN: is required[\s\S]*SESSION_SECRET: is required/,
+    );
+    const env = parseEnv({ APP_ENV: "production", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO });
+    expect([env.ADMIN_TOKEN, env.SESSION_SECRET, env.isProduction]).toEqual([STRONG, STRONG_TOO, true]);
+  });
+
+  it("refuses weak or development secrets in production, naming each", () => {
+    const prod = (vars: Record<string, string>) =>
+      parseEnv({ APP_ENV: "production", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO, ...vars });
+    expect(() => prod({ ADMIN_TOKEN: "admin_test" })).toThrow(/ADMIN_TOKEN: is a known development default/);
+    expect(() => prod({ SESSION_SECRET: "dev-only-session-secret-not-for-production" })).toThrow(
+      /SESSION_SECRET: is a known development default/,
+    );
+    expect(() => prod({ METRICS_TOKEN: "metrics_test" })).toThrow(
+      /METRICS_TOKEN: is a known development default/,
+    );
+    expect(() => prod({ ADMIN_TOKEN: "a-long-admin-token" })).toThrow(/ADMIN_TOKEN: is shorter than 32/);
+    expect(() => prod({ SESSION_SECRET: "s".repeat(40) })).toThrow(/SESSION_SECRET: has too few distinct/);
+    expect(() => prod({ ADMIN_TOKEN: "change-me-to-32-random-characters-please" })).toThrow(
+      /ADMIN_TOKEN: is a known development default/,
+    );
+    // Outside production the same values are accepted: development needs no configuration.
+    expect(parseEnv({ ADMIN_TOKEN: "admin_test" }).ADMIN_TOKEN).toBe("admin_test");
+  });
+
+  it("believes no forwarded address unless told how many proxies append one", () => {
+    expect(parseEnv({}).TRUSTED_PROXY_HOPS).toBe(0);
+    expect(parseEnv({ TRUSTED_PROXY_HOPS: "1" }).TRUSTED_PROXY_HOPS).toBe(1);
+    expect(() => parseEnv({ TRUSTED_PROXY_HOPS: "-1" })).toThrow(/TRUSTED_PROXY_HOPS/);
   });
 
   it("takes a direct URL for session work only beside DATABASE_URL", () => {
@@ -46,11 +73,7 @@ describe("the environment", () => {
   it("has a metrics token and readable logs in development; no metrics token and JSON logs in production", () => {
     const dev = parseEnv({});
     expect([dev.METRICS_TOKEN, dev.LOG_FORMAT, dev.LOG_LEVEL]).toEqual(["metrics_test", "pretty", "info"]);
-    const prod = parseEnv({
-      APP_ENV: "production",
-      ADMIN_TOKEN: "a-long-admin-token",
-      SESSION_SECRET: "s".repeat(32),
-    });
+    const prod = parseEnv({ APP_ENV: "production", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO });
     expect([prod.METRICS_TOKEN, prod.LOG_FORMAT]).toEqual([undefined, "json"]);
     expect(() => parseEnv({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
     expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);

@@ -1,5 +1,31 @@
 import { z } from "zod";
 
+/**
+ * Values that appear in the source, the docs or .env.example: fine for development, never a
+ * deployment's secret. A production start refuses every one of them (docs/decisions/0060).
+ */
+export const DEVELOPMENT_SECRETS = {
+  ADMIN_TOKEN: "admin_test",
+  METRICS_TOKEN: "metrics_test",
+  SESSION_SECRET: "dev-only-session-secret-not-for-production",
+} as const;
+const KNOWN_DEFAULTS: ReadonlySet<string> = new Set([
+  ...Object.values(DEVELOPMENT_SECRETS),
+  "change-me",
+  "changeme",
+]);
+/** A production secret: long, not a known default, and not a repeated few characters. */
+export const MIN_SECRET_LENGTH = 32;
+const MIN_DISTINCT_CHARACTERS = 12;
+const SECRET_HINT = "e.g. `openssl rand -base64 32`";
+
+function secretWeakness(value: string): string | null {
+  if (KNOWN_DEFAULTS.has(value) || value.startsWith("change-me")) return "is a known development default";
+  if (value.length < MIN_SECRET_LENGTH) return `is shorter than ${MIN_SECRET_LENGTH} characters`;
+  if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return "has too few distinct characters to be random";
+  return null;
+}
+
 // APP_ENV is the deployment stage; NODE_ENV is only Next's build mode.
 
 /** Floors in seconds that only CHAOS_COMPRESSED_TIME=on (outside production) may go below. */
@@ -12,10 +38,20 @@ const ZEnv = z
     DIRECT_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
-    ADMIN_TOKEN: z.string().min(8).optional(),
+    ADMIN_TOKEN: z
+      .string()
+      .min(8)
+      // A Bearer value of that shape is only ever looked up as a customer's key (decision 0063).
+      .refine((v) => !/^sk_(live|test)_/.test(v), "must not start with sk_live_ or sk_test_ (API keys do)")
+      .optional(),
     METRICS_TOKEN: z.string().min(8).optional(),
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * Proxies in front of the app that append the client's address to X-Forwarded-For (HAProxy
+     * in `npm run cluster`: 1). 0: the socket's own address; a client's header is never believed.
+     */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
     /**
      * Named (server-side) prepared statements: parsed and planned once per connection. Only for
@@ -56,19 +92,36 @@ const ZEnv = z
         ctx.addIssue({ code: "custom", path: [name], message: `must be at least ${floor}` });
     }
     if (env.APP_ENV !== "production") return;
-    for (const name of ["ADMIN_TOKEN", "SESSION_SECRET"] as const) {
-      if (!env[name])
-        ctx.addIssue({ code: "custom", path: [name], message: "is required when APP_ENV=production" });
+    for (const name of ["ADMIN_TOKEN", "SESSION_SECRET", "METRICS_TOKEN"] as const) {
+      const value = env[name];
+      if (!value) {
+        // METRICS_TOKEN may stay unset: then only the admin scrapes.
+        if (name !== "METRICS_TOKEN")
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `is required when APP_ENV=production: at least ${MIN_SECRET_LENGTH} random characters, ${SECRET_HINT}`,
+          });
+        continue;
+      }
+      const weakness = secretWeakness(value);
+      if (weakness)
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `${weakness}: production needs at least ${MIN_SECRET_LENGTH} random characters, ${SECRET_HINT}`,
+        });
     }
   })
   .transform((env) => ({
     ...env,
-    ADMIN_TOKEN: env.ADMIN_TOKEN ?? "admin_test",
+    ADMIN_TOKEN: env.ADMIN_TOKEN ?? DEVELOPMENT_SECRETS.ADMIN_TOKEN,
     // Production has no default: unset, only the admin may scrape.
-    METRICS_TOKEN: env.METRICS_TOKEN ?? (env.APP_ENV === "production" ? undefined : "metrics_test"),
+    METRICS_TOKEN:
+      env.METRICS_TOKEN ?? (env.APP_ENV === "production" ? undefined : DEVELOPMENT_SECRETS.METRICS_TOKEN),
     // Readable lines while developing; one JSON object per line wherever logs are collected.
     LOG_FORMAT: env.LOG_FORMAT ?? (env.APP_ENV === "development" ? "pretty" : "json"),
-    SESSION_SECRET: env.SESSION_SECRET ?? "dev-only-session-secret-not-for-production",
+    SESSION_SECRET: env.SESSION_SECRET ?? DEVELOPMENT_SECRETS.SESSION_SECRET,
     isProduction: env.APP_ENV === "production",
   }));
 

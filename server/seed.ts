@@ -1,15 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { hashPassword } from "better-auth/crypto";
+import { hashPassword, verifyPassword } from "better-auth/crypto";
+import { DEMO_CUSTOMERS, DEMO_PASSWORD } from "./auth/demo";
 import { hashToken } from "./auth/tokens";
 import type { Db } from "./db";
 
-export const DEMO_CUSTOMERS = [
-  { handle: "alice", name: "Alice Martin", email: "alice@example.com", token: "sk_test_alice" },
-  { handle: "bob", name: "Bob Okafor", email: "bob@example.com", token: "sk_test_bob" },
-] as const;
-
-/** The demo customers' password: development's one-click sign-in uses it; production has none. */
-export const DEMO_PASSWORD = "demo-password-not-secret";
+export { DEMO_CUSTOMERS, DEMO_PASSWORD };
 
 export const DEMO_CATALOG = [
   { sku: "TEE-CLASSIC", name: "Classic cotton tee", priceMinor: 2500 },
@@ -62,4 +57,37 @@ export async function seedDemoData(prisma: Db, opts: { production: boolean }): P
     await tx.product.createMany({ data: DEMO_CATALOG.map((p) => ({ ...p, currency: DEMO_CURRENCY })) });
     return true;
   });
+}
+
+export interface DisabledDemoCredentials {
+  /** The demo API keys deleted (their plaintext is public: it is in this file). */
+  apiKeys: string[];
+  /** The demo customers whose demo password (and sessions) were removed. */
+  passwords: string[];
+}
+
+/**
+ * For a production start on a database that development seeded: deletes the demo API keys and
+ * the demo password of the demo customers (and their sessions), keeping the accounts and their
+ * orders. What it removed is returned so the start can say so (docs/decisions/0061).
+ */
+export async function disableDemoCredentials(prisma: Db): Promise<DisabledDemoCredentials> {
+  const byHash = new Map(DEMO_CUSTOMERS.map((c) => [hashToken(c.token), c.token]));
+  const keys = await prisma.apiToken.findMany({
+    where: { tokenHash: { in: [...byHash.keys()] } },
+    select: { id: true, tokenHash: true },
+  });
+  await prisma.apiToken.deleteMany({ where: { id: { in: keys.map((k) => k.id) } } });
+  const credentials = await prisma.credential.findMany({
+    where: { providerId: "credential", account: { email: { in: DEMO_CUSTOMERS.map((c) => c.email) } } },
+    select: { id: true, password: true, ownerId: true, account: { select: { email: true } } },
+  });
+  const passwords: string[] = [];
+  for (const c of credentials) {
+    if (!c.password || !(await verifyPassword({ hash: c.password, password: DEMO_PASSWORD }))) continue;
+    await prisma.credential.delete({ where: { id: c.id } });
+    await prisma.session.deleteMany({ where: { accountId: c.ownerId } });
+    passwords.push(c.account.email);
+  }
+  return { apiKeys: keys.map((k) => byHash.get(k.tokenHash) ?? k.id), passwords };
 }

@@ -46,14 +46,30 @@ export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 export const publicProcedure = t.procedure;
 
-const requireAccount = t.middleware(({ ctx, next }) => {
+const requireAccount = t.middleware(({ ctx, type, next }) => {
   const account = ctx.principal.account;
   if (!account)
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a valid Bearer token." });
+  // A read-only API key reads; it changes nothing (decision 0062).
+  if (type === "mutation" && ctx.principal.apiKeyScope === "read_only")
+    throw new TRPCError({ code: "FORBIDDEN", message: "This API key is read-only." });
   return next({ ctx: { account } });
 });
 
 export const authedProcedure = t.procedure.use(requireAccount);
+
+/**
+ * The account signed in with its session cookie, never an API key: managing keys is done by the
+ * person, so a leaked key cannot mint more keys or revoke its owner's (decision 0062).
+ */
+export const sessionProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.apiKeyScope !== undefined)
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "API keys are managed from a signed-in session only.",
+    });
+  return next();
+});
 
 /**
  * Spends one of the account's points for this kind of call; 429 with Retry-After once spent.
@@ -88,7 +104,8 @@ export function admittedBy(name: LimitName) {
 export const adminProcedure = t.procedure.use(({ ctx, next }) => {
   if (!ctx.principal.isAdmin)
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
-  return next();
+  // Who acts, for the audit log (decision 0063); a principal built without one is an operator's tool.
+  return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
 });
 
 const requireIdempotencyKey = t.middleware(({ ctx, next }) => {

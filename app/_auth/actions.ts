@@ -23,7 +23,8 @@ export async function signInAction(_prev: FormState | null, formData: FormData):
 export async function signUpAction(_prev: FormState | null, formData: FormData): Promise<FormState> {
   const outcome = await signUp(await headers(), credentials(formData));
   if (!outcome.ok) return { message: outcome.message };
-  redirect("/");
+  // The same page whether the email was new or not: sign-up tells nobody which emails exist.
+  redirect("/signin?created=1");
 }
 
 export async function signOutAction(): Promise<void> {

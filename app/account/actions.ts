@@ -8,7 +8,12 @@ export type CreateKeyState = { secret: string; label: string } | { message: stri
 export async function createKeyAction(_prev: CreateKeyState, formData: FormData): Promise<CreateKeyState> {
   const { caller } = await serverCaller();
   try {
-    const made = await caller.account.apiKeys.create({ label: String(formData.get("label") ?? "") });
+    const days = Number(formData.get("expiresInDays") ?? 0);
+    const made = await caller.account.apiKeys.create({
+      label: String(formData.get("label") ?? ""),
+      scope: formData.get("scope") === "read_only" ? "read_only" : "payments",
+      ...(days > 0 ? { expiresInDays: days } : {}),
+    });
     revalidatePath("/account");
     return { secret: made.secret, label: made.key.label };
   } catch (error) {

@@ -25,6 +25,18 @@ export function CreateKeyForm() {
       )}
       <label htmlFor="label">Key name</label>
       <input id="label" name="label" required maxLength={64} placeholder="e.g. order sync" />
+      <label htmlFor="scope">What the key may do</label>
+      <select id="scope" name="scope" defaultValue="payments">
+        <option value="payments">Orders and payments</option>
+        <option value="read_only">Read only</option>
+      </select>
+      <label htmlFor="expiresInDays">Expires</label>
+      <select id="expiresInDays" name="expiresInDays" defaultValue="0">
+        <option value="0">Never (until revoked)</option>
+        <option value="30">In 30 days</option>
+        <option value="90">In 90 days</option>
+        <option value="365">In a year</option>
+      </select>
       <button type="submit" disabled={pending}>
         Create API key
       </button>

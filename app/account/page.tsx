@@ -15,7 +15,8 @@ export default async function AccountPage() {
       <p>Signed in as {principal.account.name}.</p>
       <h2>API keys</h2>
       <p className="muted">
-        Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. Keys are stored hashed and shown once.
+        Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. Keys are stored hashed and shown once;
+        they cannot create, list or revoke keys.
       </p>
       {keys.length === 0 ? (
         <p>No API keys yet.</p>
@@ -24,7 +25,15 @@ export default async function AccountPage() {
           {keys.map((k) => (
             <li key={k.id} style={{ display: "flex", gap: "0.5rem", alignItems: "center" }}>
               <span>
-                {k.label} <span className="muted">(created {k.createdAt.slice(0, 10)})</span>
+                {k.label}{" "}
+                <span className="muted">
+                  ({k.scope === "read_only" ? "read only" : "orders and payments"}; created{" "}
+                  {k.createdAt.slice(0, 10)};{" "}
+                  {k.lastUsedAt
+                    ? `last used ${k.lastUsedAt.slice(0, 16).replace("T", " ")} UTC`
+                    : "never used"}
+                  {k.expiresAt ? `; expires ${k.expiresAt.slice(0, 10)}` : ""})
+                </span>
               </span>
               <form action={revokeKeyAction}>
                 <input type="hidden" name="id" value={k.id} />

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SIGN_UP_DONE } from "@/server/auth/accounts";
 import { env } from "@/server/env";
 import { serverCaller } from "@/server/http/rsc";
 import { DEMO_CUSTOMERS } from "@/server/seed";
@@ -7,11 +8,13 @@ import { PasswordForm } from "../_auth/password-form";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage() {
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ created?: string }> }) {
   const { principal } = await serverCaller();
+  const { created } = await searchParams;
   return (
     <section className="card" style={{ maxWidth: 420 }}>
       <h1>Sign in</h1>
+      {created && <p role="status">{SIGN_UP_DONE}</p>}
       {principal.account && (
         <p>
           Signed in as {principal.account.name}. <Link href="/">Back to the shop</Link>

@@ -44,6 +44,10 @@ export async function startHaproxy(opts: LoadBalancerOptions): Promise<LoadBalan
     "  option redispatch",
     "frontend checkout",
     `  bind :${opts.port}`,
+    // The client's own X-Forwarded-For is dropped, then HAProxy adds the address it saw: the app
+    // trusts exactly this one hop (TRUSTED_PROXY_HOPS=1).
+    "  http-request del-header X-Forwarded-For",
+    "  option forwardfor",
     "  default_backend instances",
     "backend instances",
     "  balance roundrobin",

@@ -1,7 +1,7 @@
 import { createPrismaClient } from "../../server/db";
 import { applyMigrations } from "../../server/db/migrate";
 import { parseEnv } from "../../server/env";
-import { seedDemoData } from "../../server/seed";
+import { disableDemoCredentials, seedDemoData } from "../../server/seed";
 import { startDatabase } from "./embedded-pg";
 import { startPgbouncer } from "./pgbouncer";
 import { startProvider } from "./provider-process";
@@ -41,6 +41,17 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
     if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
     const prisma = createPrismaClient(direct);
     if (await seedDemoData(prisma, { production: env.isProduction })) console.log("demo data seeded");
+    if (env.isProduction) {
+      // A database that development seeded keeps its accounts, never the public demo credentials.
+      const disabled = await disableDemoCredentials(prisma);
+      if (disabled.apiKeys.length + disabled.passwords.length > 0)
+        console.warn(
+          `production: demo credentials found in this database and disabled: ${[
+            ...disabled.apiKeys.map((k) => `API key ${k}`),
+            ...disabled.passwords.map((e) => `the demo password of ${e}`),
+          ].join(", ")}`,
+        );
+    }
     await prisma.$disconnect();
 
     let appUrl = database.url;

@@ -1,13 +1,18 @@
 // The library's guard, not instanceof: the auth instance on globalThis may be another Next layer's
 // copy, and isAPIError also knows its errors by name (docs/decisions/0095).
 import { isAPIError } from "better-auth/api";
-import { consume, LIMIT_RULES, refund, reset } from "../limits";
+import { env } from "../env";
+import { block, blockedFor, consume, count, LIMIT_RULES, refund, reset } from "../limits";
 import { auth, MIN_PASSWORD_LENGTH } from "./auth";
+import { clientAddress } from "./client-address";
+import { DEMO_PASSWORD } from "./demo";
 
 // Sign-up, sign-in and sign-out for the pages' server actions: better-auth does the accounts,
 // passwords and sessions; this adds the abuse limits and the messages a shopper sees.
 
 export const INCORRECT_CREDENTIALS = "Incorrect email or password";
+/** The one answer to a sign-up, whether the email was free or not (decision 0065). */
+export const SIGN_UP_DONE = "Your account is ready: sign in with your email and password.";
 
 export type AuthOutcome = { ok: true } | { ok: false; message: string; retryAfterSeconds?: number };
 
@@ -15,22 +20,27 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** Wrong passwords one email and address pair may send before each further try waits. */
+export const FREE_SIGN_IN_FAILURES = 3;
+const MAX_SIGN_IN_DELAY_SECONDS = 15 * 60;
+
 /**
- * The address the request came from: the last X-Forwarded-For entry, which the server in front
- * (Next's own, or a proxy) appends; earlier entries are whatever the client sent.
+ * The wait after a pair's `failures`-th wrong password: none for the first few, then 2 s, 4 s,
+ * 8 s … up to 15 minutes. It grows for the pair only: the same email from another address (its
+ * owner at home) is not slowed by an attacker's guesses (decision 0065).
  */
-export function clientAddress(headers: Headers): string {
-  const forwarded = headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").at(-1)?.trim();
-  return last || headers.get("x-real-ip") || "unknown";
+export function signInDelaySeconds(failures: number): number {
+  if (failures <= FREE_SIGN_IN_FAILURES) return 0;
+  return Math.min(2 ** (failures - FREE_SIGN_IN_FAILURES), MAX_SIGN_IN_DELAY_SECONDS);
 }
 
 function throttled(retryAfterSeconds: number): AuthOutcome {
-  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const [n, unit] =
+    retryAfterSeconds < 60 ? [retryAfterSeconds, "second"] : [Math.ceil(retryAfterSeconds / 60), "minute"];
   return {
     ok: false,
     retryAfterSeconds,
-    message: `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+    message: `Too many attempts. Try again in ${n} ${unit}${n === 1 ? "" : "s"}.`,
   };
 }
 
@@ -40,23 +50,41 @@ export async function signIn(
 ): Promise<AuthOutcome> {
   const email = normalizeEmail(input.email);
   const address = clientAddress(headers);
-  // Every attempt spends a point before the password is checked, in one atomic upsert each, so
-  // a burst of parallel guesses cannot slip past the count; a right password gives them back.
-  const byEmail = await consume(LIMIT_RULES.signInFailuresByEmail, email);
-  if (!byEmail.ok) return throttled(byEmail.retryAfterSeconds);
+  const pair = `${email} ${address}`;
+  const wait = await blockedFor(LIMIT_RULES.signInWaitByPair, pair);
+  if (wait !== null) return throttled(wait);
+  // Every attempt spends an address point before the password is checked (atomic upserts), so a
+  // burst of parallel guesses cannot slip past the count; a right password gives it back.
   const byAddress = await consume(LIMIT_RULES.signInFailuresByAddress, address);
   if (!byAddress.ok) return throttled(byAddress.retryAfterSeconds);
-  try {
-    await auth().api.signInEmail({ body: { email, password: input.password }, headers });
-  } catch (error) {
-    if (!isAPIError(error) || error.statusCode >= 500) throw error;
+  // The demo password is public: in production it opens nothing, whatever the database holds.
+  const refused = env.isProduction && input.password === DEMO_PASSWORD;
+  if (refused || !(await passwordAccepted(headers, email, input.password))) {
+    const delay = signInDelaySeconds(await count(LIMIT_RULES.signInFailuresByPair, pair));
+    if (delay > 0) await block(LIMIT_RULES.signInWaitByPair, pair, delay);
     return { ok: false, message: INCORRECT_CREDENTIALS };
   }
-  await reset(LIMIT_RULES.signInFailuresByEmail, email);
+  await reset(LIMIT_RULES.signInFailuresByPair, pair);
   await refund(LIMIT_RULES.signInFailuresByAddress, address);
   return { ok: true };
 }
 
+/** Signs in (the session cookie is set); false for a wrong email or password. */
+async function passwordAccepted(headers: Headers, email: string, password: string): Promise<boolean> {
+  try {
+    await auth().api.signInEmail({ body: { email, password }, headers });
+    return true;
+  } catch (error) {
+    if (!isAPIError(error) || error.statusCode >= 500) throw error;
+    return false;
+  }
+}
+
+/**
+ * Creates the account when the email is free and answers the same when it is not (better-auth's
+ * generic answer, with the password hashed either way so the time is alike): nobody learns from
+ * sign-up which emails have accounts. It signs nobody in; the shopper signs in next.
+ */
 export async function signUp(
   headers: Headers,
   input: { email: string; password: string },
@@ -66,6 +94,8 @@ export async function signUp(
     return { ok: false, message: "Enter a valid email address." };
   if (input.password.length < MIN_PASSWORD_LENGTH)
     return { ok: false, message: `Use a password of at least ${MIN_PASSWORD_LENGTH} characters.` };
+  if (env.isProduction && input.password === DEMO_PASSWORD)
+    return { ok: false, message: "That password is published in this project's source: choose another." };
   const limit = await consume(LIMIT_RULES.signUpsByAddress, clientAddress(headers));
   if (!limit.ok) return throttled(limit.retryAfterSeconds);
   try {
@@ -73,8 +103,6 @@ export async function signUp(
     return { ok: true };
   } catch (error) {
     if (!isAPIError(error) || error.statusCode >= 500) throw error;
-    if (error.body?.code?.startsWith("USER_ALREADY_EXISTS"))
-      return { ok: false, message: "An account with this email already exists: sign in instead." };
     return { ok: false, message: error.body?.message ?? "Could not create the account." };
   }
 }

@@ -4,6 +4,8 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { db } from "../db";
 import { env } from "../env";
+import { logger } from "../log";
+import { betterAuthLogger } from "./auth-logger";
 
 /** Names the session cookie; production adds the `__Secure-` prefix and the Secure flag. */
 export const COOKIE_PREFIX = "checkout";
@@ -37,7 +39,9 @@ function createAuth() {
       enabled: true,
       minPasswordLength: MIN_PASSWORD_LENGTH,
       maxPasswordLength: 128,
-      autoSignIn: true,
+      // No session from sign-up: the library then answers an existing email exactly as a new one
+      // (decision 0065), and the shopper signs in next.
+      autoSignIn: false,
     },
     databaseHooks: {
       user: {
@@ -50,9 +54,8 @@ function createAuth() {
     // Sign-in throttling lives in server/limits (counters in PostgreSQL, shared by instances).
     rateLimit: { enabled: false },
     telemetry: { enabled: false },
-    // Its warnings are per failed password (our limits count those) and a base URL that only
-    // matters for its HTTP routes, which are not mounted: pages call it server-side.
-    logger: { level: "error" },
+    // Through the app's pino logger and its redaction.
+    logger: betterAuthLogger(logger),
     advanced: {
       cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: env.isProduction,

@@ -2,14 +2,22 @@
 // copy, and isAPIError also knows its errors by name (docs/decisions/0095).
 import { isAPIError } from "better-auth/api";
 import { type Db, rawQuery } from "../db";
+import { env } from "../env";
 import { Prisma } from "../generated/prisma/client";
+import { adminCookieName, adminSessionFor } from "./admin-sessions";
+import { checkSecretFrom } from "./admin-token";
+import { type ApiKeyScope, isTestKey, looksLikeApiKey } from "./api-key-format";
 import { auth, SESSION_COOKIE } from "./auth";
-import { ADMIN_COOKIE, verifySession } from "./session";
-import { hashToken, safeEqual } from "./tokens";
+import { clientAddress } from "./client-address";
+import { hashToken } from "./tokens";
 
 export interface Principal {
   account: { id: string; handle: string; name: string } | null;
   isAdmin: boolean;
+  /** Who acts as the admin, for the audit log: a session's id, or the Bearer ADMIN_TOKEN. */
+  admin?: { actor: string; sessionId?: string };
+  /** Present when the account came from an API key: what that key may do (decision 0062). */
+  apiKeyScope?: ApiKeyScope;
 }
 
 const ANONYMOUS: Principal = { account: null, isAdmin: false };
@@ -30,23 +38,37 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /**
- * The account of a Bearer API key, in one indexed query. Shared by every API surface that takes
+ * The account of a Bearer API key and the key's scope, in one indexed statement that also notes
+ * when the key was last used (at most once a minute). Expired keys match nothing; so does a
+ * test key (`sk_test_`) in production. Shared by every API surface that takes
  * `Authorization: Bearer sk_…` (tRPC here, the REST API too).
  */
-export async function accountForApiKey(prisma: Db, token: string): Promise<Principal["account"]> {
-  // A raw join: the ORM's nested select sends two queries (counted by the cost test).
-  const [account] = await rawQuery<{ id: string; handle: string; name: string }>(
+export async function accountForApiKey(
+  prisma: Db,
+  token: string,
+): Promise<{ account: NonNullable<Principal["account"]>; scope: ApiKeyScope } | null> {
+  if (env.isProduction && isTestKey(token)) return null;
+  const [row] = await rawQuery<{ id: string; handle: string; name: string; scope: ApiKeyScope }>(
     prisma,
     accountByTokenStatement(hashToken(token)),
   );
-  return account ?? null;
+  if (!row) return null;
+  const { scope, ...account } = row;
+  return { account, scope };
 }
 
-/** The token's account, in one statement (the bench sends it through node-postgres, too). */
+/** The token's account and scope, in one statement (the bench sends it through node-postgres, too). */
 export function accountByTokenStatement(tokenHash: string): Prisma.Sql {
+  // The write matches a row once a minute per key; the rest of the time it is a read.
   return Prisma.sql`
-    SELECT a.id::text AS id, a.handle, a.name FROM api_tokens t JOIN accounts a ON a.id = t.account_id
-     WHERE t.token_hash = ${tokenHash}`;
+    WITH key AS (
+      SELECT t.id, t.account_id, t.scope FROM api_tokens t
+       WHERE t.token_hash = ${tokenHash} AND (t.expires_at IS NULL OR t.expires_at > now())
+    ), used AS (
+      UPDATE api_tokens u SET last_used_at = now() FROM key
+       WHERE u.id = key.id AND (u.last_used_at IS NULL OR u.last_used_at < now() - interval '1 minute')
+    )
+    SELECT a.id::text AS id, a.handle, a.name, key.scope FROM key JOIN accounts a ON a.id = key.account_id`;
 }
 
 /** The customer of a better-auth session cookie: none when tampered with, expired or signed out. */
@@ -66,25 +88,34 @@ export async function accountForSession(headers: Headers): Promise<Principal["ac
 
 /**
  * The caller's identity from the request alone: a Bearer token (customer API key or the admin
- * token) or the session cookies. Never from the request body.
+ * token) or the session cookies. Never from the request body. A Bearer value shaped like an API
+ * key is only ever looked up as one (ADMIN_TOKEN cannot have that shape); any other is an admin
+ * token attempt, throttled per address.
  */
 export async function authenticate(
   prisma: Db,
   headers: Headers,
-  secrets: { sessionSecret: string; adminToken: string },
+  secrets: { sessionSecret?: string; adminToken: string },
 ): Promise<Principal> {
   const authorization = headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     const token = match?.[1];
     if (!token) return ANONYMOUS;
-    if (safeEqual(hashToken(token), hashToken(secrets.adminToken))) return { account: null, isAdmin: true };
-    return { account: await accountForApiKey(prisma, token), isAdmin: false };
+    if (looksLikeApiKey(token)) {
+      const found = await accountForApiKey(prisma, token);
+      return found ? { account: found.account, isAdmin: false, apiKeyScope: found.scope } : ANONYMOUS;
+    }
+    const check = await checkSecretFrom(token, secrets.adminToken, clientAddress(headers));
+    return check.ok ? { account: null, isAdmin: true, admin: { actor: "ADMIN_TOKEN (Bearer)" } } : ANONYMOUS;
   }
   const cookies = headers.get("cookie");
   if (!cookies) return ANONYMOUS;
-  const isAdmin = verifySession(secrets.sessionSecret, "admin", readCookie(cookies, ADMIN_COOKIE)) !== null;
+  const adminCookie = readCookie(cookies, adminCookieName(env.isProduction));
+  const adminSession = adminCookie ? await adminSessionFor(prisma, adminCookie, secrets.adminToken) : null;
   // No session cookie, no session query (the production name has a `__Secure-` prefix).
   const account = cookies.includes(`${SESSION_COOKIE}=`) ? await accountForSession(headers) : null;
-  return { account, isAdmin };
+  return adminSession
+    ? { account, isAdmin: true, admin: { actor: `session ${adminSession.id}`, sessionId: adminSession.id } }
+    : { account, isAdmin: false };
 }

@@ -1,9 +1,17 @@
 import "server-only";
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { recordAdminAction } from "../admin/audit";
+import {
+  adminCookieName,
+  adminCookieOptions,
+  adminSessionFor,
+  createAdminSession,
+  endAdminSession,
+} from "../auth/admin-sessions";
+import { checkSecretFrom } from "../auth/admin-token";
 import { authenticate } from "../auth/authenticate";
-import { ADMIN_COOKIE, sessionCookieOptions, signSession } from "../auth/session";
-import { hashToken, safeEqual } from "../auth/tokens";
+import { clientAddress } from "../auth/client-address";
 import { createContextInner } from "../context";
 import { db } from "../db";
 import { env } from "../env";
@@ -11,32 +19,50 @@ import { createCaller } from "../root";
 
 export const ADMIN_SIGN_IN_PATH = "/admin/signin";
 
+export type AdminSignIn = { ok: true } | { ok: false; retryAfterSeconds?: number };
+
 /**
- * Compares the submitted token with ADMIN_TOKEN in constant time. Both sides are hashed first so
- * that their lengths are equal and the comparison reveals nothing, not even the token's length.
+ * The sign-in form: the submitted token against ADMIN_TOKEN (throttled per address), then a
+ * session row and its cookie (`__Host-` in production). Recorded in the audit log.
  */
-export function isAdminToken(candidate: string): boolean {
-  return safeEqual(hashToken(candidate), hashToken(env.ADMIN_TOKEN));
-}
-
-export async function startAdminSession(): Promise<void> {
-  (await cookies()).set(
-    ADMIN_COOKIE,
-    signSession(env.SESSION_SECRET, "admin", "admin"),
-    sessionCookieOptions(env.isProduction),
-  );
-}
-
-export async function endAdminSession(): Promise<void> {
-  (await cookies()).delete(ADMIN_COOKIE);
-}
-
-/** Whether this request carries the admin session (a customer session never counts). */
-export async function hasAdminSession(): Promise<boolean> {
-  const principal = await authenticate(db(), await headers(), {
-    sessionSecret: env.SESSION_SECRET,
+export async function signInAdmin(token: string): Promise<AdminSignIn> {
+  const reqHeaders = await headers();
+  const address = clientAddress(reqHeaders);
+  const check = await checkSecretFrom(token, env.ADMIN_TOKEN, address);
+  if (!check.ok) return check;
+  const session = await createAdminSession(db(), {
     adminToken: env.ADMIN_TOKEN,
+    address,
+    userAgent: reqHeaders.get("user-agent"),
   });
+  (await cookies()).set(
+    adminCookieName(env.isProduction),
+    session.token,
+    adminCookieOptions(env.isProduction),
+  );
+  await recordAdminAction(db(), { actor: `session ${session.id}`, address, action: "signin", outcome: "ok" });
+  return { ok: true };
+}
+
+/** Ends this browser's session row (a copy of the cookie is then worthless) and clears the cookie. */
+export async function signOutAdmin(): Promise<void> {
+  const jar = await cookies();
+  const name = adminCookieName(env.isProduction);
+  const session = await adminSessionFor(db(), jar.get(name)?.value, env.ADMIN_TOKEN);
+  if (session && (await endAdminSession(db(), session.id, "sign-out")))
+    await recordAdminAction(db(), {
+      actor: `session ${session.id}`,
+      address: clientAddress(await headers()),
+      action: "signout",
+      outcome: "ok",
+    });
+  // Set, not deleted: a `__Host-` cookie is only replaced by one with the same attributes.
+  jar.set(name, "", { ...adminCookieOptions(env.isProduction), maxAge: 0 });
+}
+
+/** Whether this request carries a live admin session (a customer session never counts). */
+export async function hasAdminSession(): Promise<boolean> {
+  const principal = await authenticate(db(), await headers(), { adminToken: env.ADMIN_TOKEN });
   return principal.isAdmin;
 }
 
@@ -46,10 +72,7 @@ export async function hasAdminSession(): Promise<boolean> {
  */
 export async function adminCaller() {
   const reqHeaders = await headers();
-  const principal = await authenticate(db(), reqHeaders, {
-    sessionSecret: env.SESSION_SECRET,
-    adminToken: env.ADMIN_TOKEN,
-  });
+  const principal = await authenticate(db(), reqHeaders, { adminToken: env.ADMIN_TOKEN });
   if (!principal.isAdmin) redirect(ADMIN_SIGN_IN_PATH);
   return createCaller(createContextInner({ principal, reqHeaders })).admin;
 }

@@ -1,13 +1,22 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ADMIN_COOKIE, signSession } from "../auth/session";
+import { adminCookieName, createAdminSession, endAdminSession } from "../auth/admin-sessions";
 import { db } from "../db";
 import { env } from "../env";
 import { counters, OUTCOMES } from "../idempotency";
 import { createTestAccount } from "../test/fixtures";
 import { metricsResponse } from "./metrics";
 
-const scrape = (headers: Record<string, string> = {}) =>
-  metricsResponse(new Request("http://app.test/api/metrics", { headers }), db());
+// Each test scrapes from an address of its own, so the wrong tokens of one never throttle another.
+const from = () => `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+const scrape = (headers: Record<string, string> = {}, address = from()) =>
+  metricsResponse(
+    new Request("http://app.test/api/metrics", { headers: { "x-forwarded-for": address, ...headers } }),
+    db(),
+  );
+const ADMIN_COOKIE = adminCookieName(env.isProduction);
+const adminSession = () =>
+  createAdminSession(db(), { adminToken: env.ADMIN_TOKEN, address: "2001:db8::1", userAgent: null });
 
 function sample(text: string, series: string): number {
   const line = text.split("\n").find((l) => l.startsWith(`${series} `));
@@ -18,13 +27,22 @@ function sample(text: string, series: string): number {
 describe("/api/metrics", () => {
   it("answers 401 without the metrics or admin token, a customer's token or session included", async () => {
     const customer = await createTestAccount("metrics");
+    const ended = await adminSession();
+    await endAdminSession(db(), ended.id, "test");
+    const otherToken = await createAdminSession(db(), {
+      adminToken: "another-admin-token-entirely",
+      address: "2001:db8::1",
+      userAgent: null,
+    });
     const attempts: Record<string, string>[] = [
       {},
       { authorization: `Bearer ${customer.token}` },
       { authorization: "Bearer not-the-admin-token" },
       { authorization: `Bearer ${env.METRICS_TOKEN}x` },
-      { cookie: `${ADMIN_COOKIE}=${signSession(env.SESSION_SECRET, "customer", customer.id)}` },
-      { cookie: `${ADMIN_COOKIE}=${signSession("another-secret-another-secret-another", "admin", "admin")}` },
+      { cookie: `${ADMIN_COOKIE}=${randomBytes(32).toString("base64url")}` },
+      // Signed out, and made with an ADMIN_TOKEN that is no longer the server's.
+      { cookie: `${ADMIN_COOKIE}=${ended.token}` },
+      { cookie: `${ADMIN_COOKIE}=${otherToken.token}` },
     ];
     for (const headers of attempts) {
       const res = await scrape(headers);
@@ -33,12 +51,19 @@ describe("/api/metrics", () => {
     }
   });
 
+  it("refuses even the right metrics token to an address that sent too many wrong ones", async () => {
+    const address = from();
+    expect((await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` }, address)).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await scrape({ authorization: `Bearer wrong-${i}` }, address)).status).toBe(401);
+    expect((await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` }, address)).status).toBe(401);
+    expect((await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` })).status).toBe(200);
+  });
+
   it("serves outcome counters summed in the database, key, completer and outbox gauges, and process metrics", async () => {
     const before = await (await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` })).text();
     counters.increment("fingerprint_mismatch", 3);
-    const res = await scrape({
-      cookie: `${ADMIN_COOKIE}=${signSession(env.SESSION_SECRET, "admin", "admin")}`,
-    });
+    const res = await scrape({ cookie: `${ADMIN_COOKIE}=${(await adminSession()).token}` });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();

@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { authenticate } from "../auth/authenticate";
+import { clientAddress } from "../auth/client-address";
 import type { Db } from "../db";
 import { env } from "../env";
+import { blockedFor, LIMIT_RULES } from "../limits";
 import { type Metrics, metrics, refreshDatabaseGauges } from "../metrics";
 
 function sameSecret(given: string, expected: string): boolean {
@@ -9,14 +11,16 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The scraper's own Bearer METRICS_TOKEN, or the admin (its token or session). */
+/**
+ * The scraper's own Bearer METRICS_TOKEN, or the admin (its token or session). A wrong token
+ * counts against the address like a wrong admin token (authenticate records it), and an address
+ * refused for too many is refused with the right metrics token too (decision 0063).
+ */
 async function mayScrape(req: Request, prisma: Db): Promise<boolean> {
   const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
-  if (bearer && env.METRICS_TOKEN && sameSecret(bearer, env.METRICS_TOKEN)) return true;
-  const principal = await authenticate(prisma, req.headers, {
-    sessionSecret: env.SESSION_SECRET,
-    adminToken: env.ADMIN_TOKEN,
-  });
+  if (bearer && env.METRICS_TOKEN && sameSecret(bearer, env.METRICS_TOKEN))
+    return (await blockedFor(LIMIT_RULES.adminTokenFailuresByAddress, clientAddress(req.headers))) === null;
+  const principal = await authenticate(prisma, req.headers, { adminToken: env.ADMIN_TOKEN });
   return principal.isAdmin;
 }
 

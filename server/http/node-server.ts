@@ -36,6 +36,10 @@ function toRequest(req: IncomingMessage): Request {
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
+  // The socket's peer, appended as a proxy would (as scripts/lib/peer-address.cjs does for Next).
+  const peer = req.socket.remoteAddress ?? "unknown";
+  const sent = headers.get("x-forwarded-for");
+  headers.set("x-forwarded-for", sent ? `${sent}, ${peer}` : peer);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
     method: req.method,

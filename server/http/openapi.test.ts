@@ -81,3 +81,12 @@ describe("GET /api/openapi.json", () => {
       expect(doc.info.description).toContain(problemTypeUri(slug as keyof typeof PROBLEM_TYPES));
   });
 });
+
+describe("the OpenAPI document in production", () => {
+  it("names no demo key (they are refused there), development's does", () => {
+    const production = JSON.stringify(openApiDocument(true));
+    expect(production).not.toMatch(/sk_test_|alice|bob/);
+    expect(production).toContain("sk_live_");
+    expect(JSON.stringify(openApiDocument(false))).toContain("sk_test_alice");
+  });
+});

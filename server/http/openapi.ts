@@ -1,4 +1,5 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { env } from "../env";
 import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
@@ -13,9 +14,19 @@ const problemList = Object.entries(PROBLEM_TYPES)
   )
   .join("\n");
 
-const DESCRIPTION = `The checkout's REST API: the same procedures and the same idempotency layer as the tRPC API at \`/api/trpc\`.
+/** Development names the demo customers' keys; production names none (they are refused there). */
+function authentication(production: boolean): string {
+  const keys = production
+    ? "API keys start with `sk_live_` and are created at `/account`"
+    : "demo keys: `sk_test_alice`, `sk_test_bob`";
+  return `Authenticate with \`Authorization: Bearer <API key>\` (${keys}). A key's scope is \`payments\` (orders and payments) or \`read_only\` (GET only: anything else is 403). Amounts are integer minor units of their currency.`;
+}
 
-Authenticate with \`Authorization: Bearer <API key>\` (demo keys: \`sk_test_alice\`, \`sk_test_bob\`). Amounts are integer minor units of their currency.
+const description = (
+  production: boolean,
+) => `The checkout's REST API: the same procedures and the same idempotency layer as the tRPC API at \`/api/trpc\`.
+
+${authentication(production)}
 
 **Idempotency.** \`POST /payments\` requires an \`Idempotency-Key\` header (IETF draft-ietf-httpapi-idempotency-key-header). Keys are scoped to the account and kept for **${IDEMPOTENCY_DEFAULTS.ttlSeconds / 3600} hours** after the request completes; a replay answers the first response's status and body with \`Idempotent-Replayed: true\`.
 
@@ -54,14 +65,20 @@ function idempotencyHeaders(status: string): Record<string, unknown> | undefined
  * problem (the generator only knows its own JSON error shape), and the idempotent operations
  * get their protocol headers on the answers that carry them.
  */
-function buildDocument(): OpenAPIObject {
+function buildDocument(production: boolean): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: "Idempotent Checkout API",
     version: "1",
     baseUrl: REST_PREFIX,
-    description: DESCRIPTION,
+    description: description(production),
     securitySchemes: {
-      ApiKey: { type: "http", scheme: "bearer", description: "A customer API key, e.g. `sk_test_alice`." },
+      ApiKey: {
+        type: "http",
+        scheme: "bearer",
+        description: production
+          ? "A customer API key (`sk_live_…`)."
+          : "A customer API key, e.g. `sk_test_alice`.",
+      },
     },
     defs: { Problem: ZProblem },
   });
@@ -98,8 +115,12 @@ function buildDocument(): OpenAPIObject {
   return doc;
 }
 
-let cached: OpenAPIObject | undefined;
-export function openApiDocument(): OpenAPIObject {
-  cached ??= buildDocument();
-  return cached;
+const cached = new Map<boolean, OpenAPIObject>();
+export function openApiDocument(production = env.isProduction): OpenAPIObject {
+  let doc = cached.get(production);
+  if (!doc) {
+    doc = buildDocument(production);
+    cached.set(production, doc);
+  }
+  return doc;
 }

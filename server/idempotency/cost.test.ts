@@ -39,7 +39,7 @@ const KINDS: [RegExp, string][] = [
   [/^\s*WITH released AS/, "release"],
   [/^\s*DELETE FROM idempotency_keys/, "delete expired"],
   [/^\s*WITH\s+settled AS \(\s*UPDATE payments/, "phase 3 + complete"],
-  [/^\s*SELECT a\.id::text AS id, a\.handle/, "auth"],
+  [/^\s*WITH key AS [\s\S]*SELECT a\.id::text AS id, a\.handle/, "auth"],
   [/^\s*INSERT INTO "rate_limits"/, "rate limit"],
   [/^\s*INSERT INTO idem_test_effects/, "business insert"],
   [/^\s*SELECT id::text FROM idem_test_effects/, "business select"],

@@ -14,11 +14,18 @@ export interface LimitRule {
 }
 
 export const LIMIT_RULES = {
-  /** Wrong passwords for one email, from anywhere: stops guessing one shopper's password. */
-  signInFailuresByEmail: { name: "signin_email", points: 10, durationSeconds: 15 * 60 },
+  /**
+   * Wrong passwords for one email from one address, counted for a day: past a few, each further
+   * try waits longer (signInDelaySeconds). Per pair, so nobody elsewhere can lock a shopper out.
+   */
+  signInFailuresByPair: { name: "signin_pair", points: 1_000_000, durationSeconds: 24 * 60 * 60 },
+  /** The wait the last failure of a pair imposed (set with `block`, never consumed). */
+  signInWaitByPair: { name: "signin_wait", points: 1, durationSeconds: 1 },
   /** Wrong passwords from one address, for any email: stops spraying many accounts. */
   signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60 },
   signUpsByAddress: { name: "signup_ip", points: 20, durationSeconds: 60 * 60 },
+  /** Wrong admin (or metrics) tokens from one address: then even the right one waits. */
+  adminTokenFailuresByAddress: { name: "admin_token_ip", points: 10, durationSeconds: 15 * 60 },
   ordersByAccount: { name: "orders", points: env.RATE_LIMIT_ORDERS_PER_MINUTE, durationSeconds: 60 },
   paymentsByAccount: { name: "payments", points: env.RATE_LIMIT_PAYMENTS_PER_MINUTE, durationSeconds: 60 },
 } satisfies Record<string, LimitRule>;
@@ -129,4 +136,29 @@ export async function refund(rule: LimitRule, subject: string): Promise<void> {
 /** Forgets `subject`'s count (a correct password clears that email's failures). */
 export async function reset(rule: LimitRule, subject: string): Promise<void> {
   await limiterFor(rule).delete(subject);
+}
+
+/**
+ * Spends one point of `subject`'s allowance even past the limit, and says how many it has spent
+ * in the current window (a count of failures, not a gate).
+ */
+export async function count(rule: LimitRule, subject: string): Promise<number> {
+  try {
+    return (await limiterFor(rule).penalty(subject, 1)).consumedPoints;
+  } catch (error) {
+    if (isRefusal(error)) return error.consumedPoints;
+    throw error;
+  }
+}
+
+/** Refuses `subject` for `seconds` (a wait one rule imposes from another's count). */
+export async function block(rule: LimitRule, subject: string, seconds: number): Promise<void> {
+  await limiterFor(rule).block(subject, seconds);
+}
+
+/** Seconds until `subject` may try again when its allowance is spent (or blocked), else null; spends nothing. */
+export async function blockedFor(rule: LimitRule, subject: string): Promise<number | null> {
+  const res = await limiterFor(rule).get(subject);
+  if (!res || res.consumedPoints < rule.points || res.msBeforeNext <= 0) return null;
+  return retryAfter(res);
 }

@@ -52,13 +52,13 @@ export function directTestDatabaseUrl(): string {
   return url;
 }
 
-/** A shopper signed up through better-auth itself, and the session cookie it was given. */
+/** A shopper signed up and signed in through better-auth itself, and the session cookie it was given. */
 export async function createTestSession(): Promise<{ cookie: string; email: string }> {
   const email = `session-${randomBytes(6).toString("hex")}@example.test`;
-  const { headers } = await auth().api.signUpEmail({
-    body: { email, password: "a long enough password", name: email },
-    returnHeaders: true,
-  });
+  const password = "a long enough password";
+  // Sign-up signs nobody in (decision 0065): the session comes from signing in.
+  await auth().api.signUpEmail({ body: { email, password, name: email } });
+  const { headers } = await auth().api.signInEmail({ body: { email, password }, returnHeaders: true });
   const match = new RegExp(`${SESSION_COOKIE.replace(".", "\\.")}=([^;]+)`).exec(
     headers.get("set-cookie") ?? "",
   );

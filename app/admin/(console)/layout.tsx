@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { endAdminSession } from "@/server/http/admin-session";
+import { signOutAdmin } from "@/server/http/admin-session";
 import { AdminNav } from "../_components/admin-nav";
 import "../admin.css";
 
@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Admin · Idempotent Checkout" };
 
 async function signOut() {
   "use server";
-  await endAdminSession();
+  await signOutAdmin();
   redirect("/admin/signin");
 }
 

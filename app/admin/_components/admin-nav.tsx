@@ -8,6 +8,11 @@ const SECTIONS = [
   { href: "/admin", label: "Overview", current: (path: string) => path === "/admin" },
   { href: "/admin/keys", label: "Keys", current: (path: string) => path.startsWith("/admin/keys") },
   { href: "/admin/ledger", label: "Ledger", current: (path: string) => path.startsWith("/admin/ledger") },
+  {
+    href: "/admin/security",
+    label: "Security",
+    current: (path: string) => path.startsWith("/admin/security"),
+  },
 ];
 
 /** The admin's sections, the current one marked for sight and for screen readers. */

@@ -1,12 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import {
-  endAdminSession,
-  hasAdminSession,
-  isAdminToken,
-  startAdminSession,
-} from "@/server/http/admin-session";
+import { hasAdminSession, signInAdmin, signOutAdmin } from "@/server/http/admin-session";
 import { SubmitButton } from "../_components/submit-button";
 import "../admin.css";
 
@@ -16,23 +11,29 @@ export const metadata: Metadata = { title: "Admin sign-in · Idempotent Checkout
 async function signIn(formData: FormData) {
   "use server";
   const token = formData.get("token");
-  if (typeof token !== "string" || !isAdminToken(token)) redirect("/admin/signin?error=token");
-  await startAdminSession();
+  const outcome = typeof token === "string" ? await signInAdmin(token) : { ok: false as const };
+  if (!outcome.ok)
+    redirect(
+      outcome.retryAfterSeconds
+        ? `/admin/signin?error=throttled&wait=${outcome.retryAfterSeconds}`
+        : "/admin/signin?error=token",
+    );
   redirect("/admin");
 }
 
 async function signOut() {
   "use server";
-  await endAdminSession();
+  await signOutAdmin();
   redirect("/admin/signin");
 }
 
 export default async function AdminSignInPage({
   searchParams,
 }: {
-  searchParams: Promise<{ error?: string }>;
+  searchParams: Promise<{ error?: string; wait?: string }>;
 }) {
-  const { error } = await searchParams;
+  const { error, wait } = await searchParams;
+  const minutes = Math.max(1, Math.ceil(Number(wait ?? 60) / 60));
   const signedIn = await hasAdminSession();
   return (
     <div className="admin">
@@ -53,7 +54,9 @@ export default async function AdminSignInPage({
           <form action={signIn} className="stack">
             {error && (
               <p role="alert" className="error">
-                That is not the admin token.
+                {error === "throttled"
+                  ? `Too many wrong tokens from this address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+                  : "That is not the admin token."}
               </p>
             )}
             <label htmlFor="token">Admin token</label>

@@ -5,6 +5,7 @@ import { adminOrdersRouter } from "./orders";
 import { adminOutboxRouter } from "./outbox";
 import { adminOutcomesRouter } from "./outcomes";
 import { adminReconcileRouter } from "./reconcile";
+import { adminAuditRouter, adminSessionsRouter } from "./sessions";
 
 /** Everything behind the admin pages; every procedure is an adminProcedure. */
 export const adminRouter = router({
@@ -14,4 +15,6 @@ export const adminRouter = router({
   reconcile: adminReconcileRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
+  sessions: adminSessionsRouter,
+  audit: adminAuditRouter,
 });

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
+import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
 import { MAX_KEY_LENGTH } from "../../idempotency";
 import { completerOptions, redrivePayment } from "../../payments/completer";
 import { paymentProvider } from "../../payments/provider";
 import { adminProcedure, router } from "../../trpc";
+import { audited } from "./audited";
 import { chargeLookups } from "./charges";
 
 export const ZListKeys = z
@@ -49,26 +51,36 @@ export const adminKeysRouter = router({
   redrive: adminProcedure
     .input(z.object({ id: ZInt8Id }))
     .output(ZRedrive)
-    .mutation(async ({ ctx, input }) => {
-      const id = BigInt(input.id);
-      const outcome = await redrivePayment(
-        { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
-        id,
-        { ...completerOptions(), by: "admin" },
-      );
-      if (outcome === "not_found") {
-        const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
-        if (!key) throw domainErrors.notFound("Idempotency key");
-        throw domainErrors.invalid("This key is finished: there is nothing to re-drive.");
-      }
-      if (outcome === "not_started") {
-        throw domainErrors.invalid(
-          "No attempt of this key began its work (no payment exists, nothing was sent): there is nothing to re-drive. The client's retry may still run it; otherwise it expires.",
-          { reason: "not_started" },
-        );
-      }
-      const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
-      if (!key) throw domainErrors.notFound("Idempotency key");
-      return { outcome, key };
-    }),
+    .mutation(({ ctx, input }) =>
+      audited(
+        ctx,
+        "keys.redrive",
+        `idempotency key ${input.id}`,
+        () => redrive(ctx, input.id),
+        (r) => r.outcome,
+      ),
+    ),
 });
+
+async function redrive(ctx: Context, rowId: string) {
+  const id = BigInt(rowId);
+  const outcome = await redrivePayment(
+    { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
+    id,
+    { ...completerOptions(), by: "admin" },
+  );
+  if (outcome === "not_found") {
+    const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
+    if (!key) throw domainErrors.notFound("Idempotency key");
+    throw domainErrors.invalid("This key is finished: there is nothing to re-drive.");
+  }
+  if (outcome === "not_started") {
+    throw domainErrors.invalid(
+      "No attempt of this key began its work (no payment exists, nothing was sent): there is nothing to re-drive. The client's retry may still run it; otherwise it expires.",
+      { reason: "not_started" },
+    );
+  }
+  const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
+  if (!key) throw domainErrors.notFound("Idempotency key");
+  return { outcome, key };
+}

@@ -5,6 +5,7 @@ import { resolveByOperator } from "../../payments/open-mismatches";
 import { paymentProvider } from "../../payments/provider";
 import { latestReconciliation, runReconciliation } from "../../payments/reconciler";
 import { adminProcedure, router } from "../../trpc";
+import { audited } from "./audited";
 
 export const ZRunReconciliation = z
   .object({
@@ -18,12 +19,19 @@ export const adminReconcileRouter = router({
     .input(ZRunReconciliation)
     .output(ZReconciliationReport)
     .mutation(({ ctx, input }) =>
-      runReconciliation(
-        { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
-        {
-          ...(input.windowStart ? { windowStart: new Date(input.windowStart) } : {}),
-          ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}),
-        },
+      audited(
+        ctx,
+        "reconcile.run",
+        null,
+        () =>
+          runReconciliation(
+            { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
+            {
+              ...(input.windowStart ? { windowStart: new Date(input.windowStart) } : {}),
+              ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}),
+            },
+          ),
+        (report) => `ok: ${report.mismatches.length} mismatches`,
       ),
     ),
   latest: adminProcedure

@@ -1,0 +1,85 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrismaClient } from "../db";
+import { applyMigrations } from "../db/migrate";
+import { disableDemoCredentials, seedDemoData } from "../seed";
+import { createTestAccount, directTestDatabaseUrl } from "../test/fixtures";
+import { startApiProcess } from "../test/processes";
+import { DEMO_CUSTOMERS } from "./demo";
+
+// The API as production runs it (APP_ENV=production, real secrets) against the test database,
+// which development's seed filled: no demo credential and no development secret opens anything.
+
+const ADMIN_TOKEN = randomBytes(32).toString("base64url");
+let api: Awaited<ReturnType<typeof startApiProcess>>;
+
+beforeAll(async () => {
+  api = await startApiProcess({
+    APP_ENV: "production",
+    ADMIN_TOKEN,
+    SESSION_SECRET: randomBytes(32).toString("base64url"),
+    BACKGROUND_JOBS: "off",
+  });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+const get = (path: string, token: string) =>
+  fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+
+describe("production", () => {
+  it("refuses the demo keys, any sk_test_ key and the development admin token (401)", async () => {
+    for (const c of DEMO_CUSTOMERS) expect(await get("/api/trpc/account.me", c.token), c.token).toBe(401);
+    const tester = await createTestAccount("prod");
+    expect(await get("/api/trpc/account.me", tester.token)).toBe(401);
+    expect(await get("/api/trpc/admin.keys.counts", "admin_test")).toBe(401);
+    expect(await get("/api/trpc/admin.keys.counts", ADMIN_TOKEN)).toBe(200);
+  });
+
+  it("serves an OpenAPI document that names no demo key", async () => {
+    const doc = await (await fetch(`${api.url}/api/openapi.json`)).text();
+    expect(doc).not.toMatch(/sk_test_|alice/);
+  });
+});
+
+describe("a production start on a database development seeded", () => {
+  const name = `issue26_demo_${randomBytes(4).toString("hex")}`;
+  const admin = () => new pg.Client({ connectionString: directTestDatabaseUrl() });
+  let url: string;
+  beforeAll(async () => {
+    const c = admin();
+    await c.connect();
+    await c.query(`CREATE DATABASE "${name}"`);
+    await c.end();
+    const u = new URL(directTestDatabaseUrl());
+    u.pathname = `/${name}`;
+    url = u.toString();
+    await applyMigrations(url);
+  });
+  afterAll(async () => {
+    const c = admin();
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await c.end();
+  });
+
+  it("deletes the demo keys and the demo password, keeps the accounts, and says what it removed", async () => {
+    const prisma = createPrismaClient(url);
+    try {
+      expect(await seedDemoData(prisma, { production: false })).toBe(true);
+      expect(await disableDemoCredentials(prisma)).toEqual({
+        apiKeys: DEMO_CUSTOMERS.map((c) => c.token),
+        passwords: DEMO_CUSTOMERS.map((c) => c.email),
+      });
+      expect(await prisma.apiToken.count()).toBe(0);
+      expect(await prisma.credential.count()).toBe(0);
+      expect(await prisma.account.count()).toBe(DEMO_CUSTOMERS.length);
+      // Nothing is left the second time.
+      expect(await disableDemoCredentials(prisma)).toEqual({ apiKeys: [], passwords: [] });
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+});
