@@ -1,35 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { defineConfig, devices } from "@playwright/test";
-import { PROVIDER_DOWN } from "./e2e/provider-down";
 import { chromiumLaunchOptions } from "./scripts/lib/browser";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 // The production-mode server (e2e/production-server.ts) listens beside the main one.
 const productionPort = port + 1;
-// And one whose payment provider is down (e2e/provider-down-server.ts).
-const providerDownPort = port + PROVIDER_DOWN.portOffset;
 // Debian's Chromium where it exists, Playwright's own otherwise (`npm test` gets one of them).
 const launchOptions = chromiumLaunchOptions();
 // The production server's admin token: fresh per run, set here once so that the server and the
 // spec's workers (which inherit this process's environment) share it.
 process.env.E2E_PRODUCTION_ADMIN_TOKEN ??= randomBytes(32).toString("base64url");
-
-/** A server an e2e script starts on a database of its own, with the first server's build. */
-function serverBeside(script: string, serverPort: number) {
-  return {
-    command: `node_modules/.bin/tsx ${script}`,
-    url: `http://127.0.0.1:${serverPort}/api/health/ready`,
-    env: {
-      PORT: String(serverPort),
-      CHECKOUT_INSTANCE: "test",
-      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-    },
-    reuseExistingServer: !process.env.CI,
-    timeout: 120_000,
-    stdout: "pipe" as const,
-    stderr: "pipe" as const,
-  };
-}
 
 export default defineConfig({
   testDir: "e2e",
@@ -49,7 +29,7 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      testIgnore: /(production|provider-down)\.spec\.ts/,
+      testIgnore: /production\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], launchOptions },
     },
     {
@@ -58,14 +38,8 @@ export default defineConfig({
       testMatch: /production\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], launchOptions, baseURL: `http://127.0.0.1:${productionPort}` },
     },
-    {
-      // The provider unreachable, on a database of its own; API requests only, no browser.
-      name: "provider-down",
-      testMatch: /provider-down\.spec\.ts/,
-      use: { baseURL: `http://127.0.0.1:${providerDownPort}` },
-    },
   ],
-  // Started one after the other: the others use the first one's build.
+  // Started one after the other: the second uses the first one's build.
   webServer: [
     {
       // The production build, started through the same script as `npm start`.
@@ -89,7 +63,18 @@ export default defineConfig({
       stdout: "pipe",
       stderr: "pipe",
     },
-    serverBeside("e2e/production-server.ts", productionPort),
-    serverBeside("e2e/provider-down-server.ts", providerDownPort),
+    {
+      command: "node_modules/.bin/tsx e2e/production-server.ts",
+      url: `http://127.0.0.1:${productionPort}/api/health/ready`,
+      env: {
+        PORT: String(productionPort),
+        CHECKOUT_INSTANCE: "test",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      },
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
   ],
 });
