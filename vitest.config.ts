@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["**/node_modules/**", "e2e/**", ".next/**", ".data/**", "packages/*/dist/**"],
+    // .next-* too: a build in another folder (npm run chaos, the benchmarks) ships its own test files.
+    exclude: ["**/node_modules/**", "e2e/**", ".next/**", ".next-*/**", ".data/**", "packages/*/dist/**"],
     globalSetup: ["server/test/global-setup.ts"],
     setupFiles: ["server/test/fail-on-console-error.ts"],
     testTimeout: 30_000,
