@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
+import { BrandingClient, BrandingPool } from "./db/unavailable";
 import { env, requireDatabaseUrl } from "./env";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { errorField, logger } from "./log";
@@ -79,7 +80,10 @@ export function createPool(
 ): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
-  const pool = new pg.Pool({
+  // Branding: node-postgres's code-less connection errors get a code the HTTP layer can map to a
+  // retryable 503 (server/db/unavailable.ts).
+  const pool = new BrandingPool({
+    Client: BrandingClient,
     connectionString,
     max,
     allowExitOnIdle: true,

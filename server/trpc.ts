@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
+import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails } from "./errors";
 import {
   checkIdempotentCall,
@@ -26,6 +27,13 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
+      // Lost database (a failover, a restart): retryable, so 503 rather than an internal error.
+      if (error.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(error.cause))
+        return {
+          ...shape,
+          message: DATABASE_UNAVAILABLE_MESSAGE,
+          data: { ...data, code: "SERVICE_UNAVAILABLE" as const, httpStatus: 503 },
+        };
       return {
         ...shape,
         // An unexpected error's own message may name internals (SQL, env variables): logged, not sent.

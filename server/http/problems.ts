@@ -78,6 +78,12 @@ export const PROBLEM_TYPES = {
     title: "Payment provider unavailable",
     description: "Not stored: retry with the same Idempotency-Key and the payment resumes where it stopped.",
   },
+  "database-unavailable": {
+    status: 503,
+    title: "Database unavailable",
+    description:
+      "The database could not be reached (a failover or restart). Not stored: retry with the same Idempotency-Key after `Retry-After` seconds.",
+  },
   "internal-error": {
     status: 500,
     title: "Internal server error",

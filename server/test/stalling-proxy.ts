@@ -9,6 +9,11 @@ export interface StallingProxy {
    * partition), and new connections are accepted but never answered.
    */
   stall(): void;
+  /**
+   * Closes every connection through the proxy and every new one at once, as a stopped server's
+   * host would (its PostgreSQL SIGKILLed, a failover cutting sessions).
+   */
+  cut(): void;
   /** New connections pass again; the stalled ones stay stalled. */
   resume(): void;
   close(): Promise<void>;
@@ -19,10 +24,12 @@ export async function startStallingProxy(url: string): Promise<StallingProxy> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   let stalled = false;
+  let cut = false;
   const server = createServer((client) => {
     sockets.add(client);
     client.on("close", () => sockets.delete(client));
     client.on("error", () => {});
+    if (cut) return client.destroy();
     if (stalled) return client.pause();
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(upstream);
@@ -50,8 +57,13 @@ export async function startStallingProxy(url: string): Promise<StallingProxy> {
     stall: () => {
       stalled = true;
     },
+    cut: () => {
+      cut = true;
+      for (const s of sockets) s.destroy();
+    },
     resume: () => {
       stalled = false;
+      cut = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
