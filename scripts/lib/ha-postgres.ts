@@ -65,6 +65,8 @@ export interface HaCluster {
   waitForStandby(timeoutMs?: number): Promise<HaNode>;
   /** The postmaster's pid on `node`, or null when it is not running. */
   postmasterPid(node: HaNode): number | null;
+  /** Pids of the node's PostgreSQL processes whose title matches: `walreceiver`, `walsender`… */
+  processPids(node: HaNode, title: string): number[];
   /** Stops (SIGTERM) or starts a node's Patroni: a whole node lost or back. */
   stopNode(node: HaNode): Promise<void>;
   startNode(node: HaNode): void;
@@ -235,6 +237,15 @@ export async function startHaPostgres(opts: HaOptions): Promise<HaCluster> {
         if (!existsSync(file)) return null;
         const pid = Number(readFileSync(file, "utf8").split("\n")[0]);
         return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
+      },
+      processPids: (node, title) => {
+        const postmaster = cluster.postmasterPid(node);
+        if (!postmaster) return [];
+        const found = spawnSync("pgrep", ["-P", String(postmaster), "-f", title], { encoding: "utf8" });
+        return found.stdout
+          .split("\n")
+          .map(Number)
+          .filter((pid) => Number.isInteger(pid) && pid > 0);
       },
       stopNode: async (node) => {
         await patronis.get(node.name)?.stop();

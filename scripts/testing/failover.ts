@@ -27,6 +27,8 @@ const ZOptions = z.object({
   FAILOVER_REPLICATION: z.enum(["synchronous", "strict", "asynchronous"]).default("synchronous"),
   /** `primary-killed`: the test; `standby-lost`: the edge of decision 0081, measured. */
   FAILOVER_SCENARIO: z.enum(["primary-killed", "standby-lost"]).default("primary-killed"),
+  /** How far behind the standby is when the primary dies: see the kill below. */
+  FAILOVER_STANDBY_LAG_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   FAILOVER_STANDBY_GONE_SECONDS: z.coerce.number().min(1).max(120).default(10),
   FAILOVER_CLIENTS: z.coerce.number().int().min(1).max(64).default(8),
   /** Seconds of paying before the kill. */
@@ -168,8 +170,22 @@ try {
     const pid = ha.postmasterPid(primary);
     if (!pid) throw new Error(`no postmaster on ${primary.name}`);
     const paidBeforeKill = outcomes.filter((o) => o.status === 200).length;
+    // A lagging standby, as a slow link makes one: the primary's WAL senders are stopped
+    // (SIGSTOP) for FAILOVER_STANDBY_LAG_MS and die with it, so the WAL written meanwhile reaches
+    // no standby. Synchronous commits wait for it; asynchronous ones are acknowledged regardless.
+    const senders = options.FAILOVER_STANDBY_LAG_MS > 0 ? ha.processPids(primary, "walsender") : [];
+    if (options.FAILOVER_STANDBY_LAG_MS > 0 && senders.length === 0)
+      throw new Error("no WAL sender on the primary");
+    for (const sender of senders) process.kill(sender, "SIGSTOP");
+    if (senders.length > 0) {
+      log(
+        `${primary.name}'s WAL senders (${senders.join(", ")}) stopped for ${options.FAILOVER_STANDBY_LAG_MS} ms`,
+      );
+      await sleep(options.FAILOVER_STANDBY_LAG_MS);
+    }
     killedAt = Date.now();
     process.kill(pid, "SIGKILL");
+    for (const sender of senders) process.kill(sender, "SIGKILL");
     log(
       `SIGKILL to ${primary.name}'s postmaster (pid ${pid}); ${paidBeforeKill} payments acknowledged so far`,
     );
@@ -360,9 +376,24 @@ async function checkInvariants(ha: HaCluster, providerUrl: string, outcomes: Out
       failures.push(`${finishedButOpen.length} keys answered finally but not completed in the store`);
     if (invisible.length > 0) failures.push(`${invisible.length} unfinished keys are not in the key store`);
 
+    // The provider's own record: an order charged twice there is money taken twice, whatever
+    // our books say (a key lost with its payment row is claimed again under a new provider key).
+    const provider = httpProvider({ baseUrl: providerUrl });
+    const charged = new Map<string, string[]>();
+    for await (const charge of provider.listCharges({ createdGte: new Date(started) })) {
+      const order = charge.metadata.order_id;
+      if (charge.status !== "succeeded" || !order) continue;
+      charged.set(order, [...(charged.get(order) ?? []), charge.id]);
+    }
+    const chargedTwice = [...charged.entries()].filter(([, ids]) => ids.length > 1);
+    report.push(`provider: ${[...charged.values()].flat().length} charges for ${charged.size} orders`);
+    if (chargedTwice.length > 0)
+      failures.push(
+        `${chargedTwice.length} orders charged more than once at the provider: ${chargedTwice.map(([o, ids]) => `${o} (${ids.join(", ")})`).join("; ")}`,
+      );
+
     // The reconciler sees what the books lack against the provider's own store; the background
     // jobs (completer, receipts) get a little time to finish what the failover interrupted.
-    const provider = httpProvider({ baseUrl: providerUrl });
     let mismatches: { kind: string; paymentId: string | null; chargeId: string | null }[] = [];
     for (const deadline = Date.now() + 45_000; ; ) {
       const result = await runReconciliation(
