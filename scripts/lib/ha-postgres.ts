@@ -225,11 +225,18 @@ export async function startHaPostgres(opts: HaOptions): Promise<HaCluster> {
       waitForStandby: (timeoutMs = 60_000) =>
         waitFor(
           o.synchronous ? "synchronous standby" : "replica",
-          (s) =>
-            s.find(
+          (s) => {
+            // On the primary's timeline: a node restarted as a replica before its pg_rewind is
+            // not following anyone yet.
+            const timeline = s.find(isPrimary)?.timeline;
+            return s.find(
               (n) =>
-                (o.synchronous ? n.role === "sync_standby" : n.role === "replica") && n.state === "running",
-            )?.name,
+                (o.synchronous ? n.role === "sync_standby" : n.role === "replica") &&
+                n.state === "running" &&
+                timeline !== undefined &&
+                n.timeline === timeline,
+            )?.name;
+          },
           timeoutMs,
         ),
       postmasterPid: (node) => {
