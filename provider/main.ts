@@ -59,6 +59,13 @@ const pool = new pg.Pool({
   max: 20,
   idleTimeoutMillis: 5 * 60_000,
   application_name: "payment-provider",
+  // A database that stops answering (a lost primary, a half-open socket) fails a charge within
+  // these bounds instead of holding it and its connection forever: the app retries the charge
+  // with the same key. The same values as the app's pools (server/db.ts).
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  connectionTimeoutMillis: 10_000,
+  query_timeout: 35_000,
 });
 // The database ending an idle connection (its shutdown or restart, pg_terminate_backend) is not a
 // failure: the pool drops it and opens another when asked. SQLSTATE 57P01-57P03, as server/db.ts.

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { requireBinaries } from "./lib/debian-package";
 import { enterStage } from "./lib/dotenv";
+import { HA_DEFAULTS, type HaCluster, requirePgServer, startHaPostgres } from "./lib/ha-postgres";
 import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
 import { waitForHealth } from "./lib/health-wait";
 import { onStopSignal } from "./lib/stop-signal";
@@ -13,6 +14,8 @@ import { PEER_ADDRESS } from "./lib/supervise";
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
  * (default 2), each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
  * PORT. Background jobs run in every instance (docs/decisions/0021). Ctrl-C stops everything.
+ * CLUSTER_DATABASE=patroni puts a highly available PostgreSQL (Patroni, etcd, a primary and a
+ * synchronous standby, HAProxy to the primary) behind PgBouncer instead (docs/scaling.md).
  */
 // Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
 const env = await enterStage("production");
@@ -21,6 +24,10 @@ const ZCluster = z.object({
   CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   PGBOUNCER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** `single`: the embedded (or DATABASE_URL) server; `patroni`: the HA cluster (decision 0080). */
+  CLUSTER_DATABASE: z.enum(["single", "patroni"]).default("single"),
+  /** With patroni: `synchronous` (default), `strict` (no standby, no writes) or `asynchronous`. */
+  CLUSTER_REPLICATION: z.enum(["synchronous", "strict", "asynchronous"]).default("synchronous"),
 });
 const parsed = ZCluster.safeParse(
   Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== "")),
@@ -30,13 +37,16 @@ if (!parsed.success) {
     console.error(`Invalid environment: ${i.path.join(".")}: ${i.message}`);
   process.exit(1);
 }
-const { CLUSTER_INSTANCES, PGBOUNCER_PORT } = parsed.data;
+const { CLUSTER_INSTANCES, PGBOUNCER_PORT, CLUSTER_DATABASE, CLUSTER_REPLICATION } = parsed.data;
+const ha = CLUSTER_DATABASE === "patroni";
 const firstPort = parsed.data.CLUSTER_INSTANCE_PORT ?? env.PORT + 1;
 const ports = Array.from({ length: CLUSTER_INSTANCES }, (_, i) => firstPort + i);
 
 let binaries: ReturnType<typeof requireBinaries>;
+let pgBinDir = "";
 try {
-  binaries = requireBinaries(["pgbouncer", "haproxy"]);
+  binaries = requireBinaries(ha ? ["pgbouncer", "haproxy", "patroni", "etcd"] : ["pgbouncer", "haproxy"]);
+  if (ha) pgBinDir = requirePgServer();
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
@@ -44,12 +54,34 @@ try {
 if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
   execFileSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
 
+let cluster: HaCluster | undefined;
+if (ha) {
+  if (process.env.DATABASE_URL) {
+    console.error("CLUSTER_DATABASE=patroni starts its own database: unset DATABASE_URL");
+    process.exit(1);
+  }
+  cluster = await startHaPostgres({
+    binaries: { patroni: binaries.patroni, etcd: binaries.etcd, haproxy: binaries.haproxy },
+    pgBinDir,
+    synchronous: CLUSTER_REPLICATION !== "asynchronous",
+    strict: CLUSTER_REPLICATION === "strict",
+  });
+  console.log(
+    `Patroni cluster: ${cluster.nodes.map((n) => `${n.name} on ${n.pgPort} (REST ${n.restPort})`).join(", ")}, ` +
+      `primary through HAProxy on ${HA_DEFAULTS.entryPort}, ${CLUSTER_REPLICATION} replication`,
+  );
+}
 const stack = await startStack(process.env.CHECKOUT_INSTANCE === "test" ? "test" : "dev", {
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
   // Each instance opens up to 17 client connections (Prisma 10, pg-boss 4, the abuse limiter 3):
   // past 5 instances PgBouncer's default of 100 would refuse some. Server connections stay at 20.
-  pgbouncerSettings: { max_client_conn: Math.max(100, CLUSTER_INSTANCES * 17 + 20) },
+  // Behind a failing-over database PgBouncer must retry a failed login within a second, not 15.
+  pgbouncerSettings: {
+    max_client_conn: Math.max(100, CLUSTER_INSTANCES * 17 + 20),
+    ...(ha ? { server_login_retry: 1, server_connect_timeout: 3 } : {}),
+  },
+  ...(cluster ? { database: { url: cluster.url, embedded: false, stop: () => cluster.stop() } } : {}),
 });
 const watchdog = fileURLToPath(new URL("./lib/die-with-parent.cjs", import.meta.url));
 const children: ChildProcess[] = [];

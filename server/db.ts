@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
+import { BrandingClient, BrandingPool } from "./db/unavailable";
 import { env, requireDatabaseUrl } from "./env";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { errorField, logger } from "./log";
@@ -40,14 +41,53 @@ export function closedByServer(error: unknown): error is Error & { code: string 
   return typeof code === "string" && CLOSED_BY_SERVER.has(code);
 }
 
-export function createPool(connectionString: string, max = 10, idleTimeoutMillis?: number): pg.Pool {
+/** How a pool's connections give up on a database that stopped answering. */
+export interface ConnectionLimits {
+  /** Opening a connection, and waiting for a free one in the pool. */
+  connectTimeoutMs: number;
+  /** Waiting for the answer to one statement, in the client: the only bound on a half-open socket. */
+  queryTimeoutMs: number;
+  /** Idle time before the kernel's keepalive probes start. */
+  keepAliveMs: number;
+}
+
+export const connectionLimits = (): ConnectionLimits => ({
+  connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+  queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
+  keepAliveMs: env.DATABASE_KEEPALIVE_MS,
+});
+
+/**
+ * node-postgres settings for `limits`, for every pool of the server (Prisma's, the limiter's,
+ * pg-boss's). Without them a statement sent on a connection whose server vanished without a FIN
+ * (a crashed host, a partition, a failover behind a proxy) waits forever, and so does whatever
+ * holds it (an attempt renewing its lease, a transaction holding a pool slot).
+ */
+export function connectionSettings(limits: ConnectionLimits = connectionLimits()) {
+  return {
+    keepAlive: true,
+    keepAliveInitialDelayMillis: limits.keepAliveMs,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    query_timeout: limits.queryTimeoutMs,
+  } satisfies pg.PoolConfig;
+}
+
+export function createPool(
+  connectionString: string,
+  max = 10,
+  idleTimeoutMillis?: number,
+  limits?: ConnectionLimits,
+): pg.Pool {
   // Our own pool, so that a connection cut by a database restart is logged rather than thrown
   // as an uncaught 'error' event that would take the whole server down.
-  const pool = new pg.Pool({
+  // Branding: node-postgres's code-less connection errors get a code the HTTP layer can map to a
+  // retryable 503 (server/db/unavailable.ts).
+  const pool = new BrandingPool({
+    Client: BrandingClient,
     connectionString,
     max,
     allowExitOnIdle: true,
-    connectionTimeoutMillis: 10_000,
+    ...connectionSettings(limits),
     ...(idleTimeoutMillis === undefined ? {} : { idleTimeoutMillis }),
     // No startup parameters (statement_timeout and the like): PgBouncer in transaction mode
     // refuses them. The timeouts are database settings instead (migration 20261201001200).
@@ -69,11 +109,11 @@ export const preparedStatementsOn = (): boolean => env.DATABASE_PREPARED_STATEME
 
 export function createPrismaClient(
   connectionString: string,
-  opts: { preparedStatements?: boolean; idleConnectionMs?: number } = {},
+  opts: { preparedStatements?: boolean; idleConnectionMs?: number; limits?: ConnectionLimits } = {},
 ): PrismaClient {
   const prepared = opts.preparedStatements ?? preparedStatementsOn();
   const statementNameGenerator = prepared ? statementNames() : undefined;
-  const pool = createPool(connectionString, undefined, opts.idleConnectionMs);
+  const pool = createPool(connectionString, undefined, opts.idleConnectionMs, opts.limits);
   const client = new PrismaClient({
     adapter: new PrismaPg(pool, { statementNameGenerator }),
     // A burst waits for a free connection as long as the pool itself would (Prisma's default

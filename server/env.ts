@@ -59,6 +59,15 @@ const ZEnv = z
      * because PgBouncer 1.18 in transaction mode cannot follow them (docs/decisions/0041).
      */
     DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("off"),
+    /**
+     * Bounds on a connection to a database that stopped answering (a dead primary, a half-open
+     * socket): opening one, and waiting for any one statement's answer (past the database's own
+     * statement_timeout of 30 s, so normally the server's limit is the one that fires).
+     */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(35_000),
+    /** Idle time before TCP keepalive probes start on a database connection. */
+    DATABASE_KEEPALIVE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
     PAYMENT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** The completer's longest wait between two tries of an unfinished payment. */
     COMPLETER_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),

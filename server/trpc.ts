@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context";
+import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
 import {
   checkIdempotentCall,
@@ -25,6 +26,13 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
+      // Lost database (a failover, a restart): retryable, so 503 rather than an internal error.
+      if (error.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(error.cause))
+        return {
+          ...shape,
+          message: DATABASE_UNAVAILABLE_MESSAGE,
+          data: { ...data, code: "SERVICE_UNAVAILABLE" as const, httpStatus: 503 },
+        };
       const details = errorDetailsOf(error)?.details;
       return {
         ...shape,

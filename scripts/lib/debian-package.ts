@@ -1,7 +1,15 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
-export type DebianTool = "pgbouncer" | "haproxy";
+export type DebianTool = "pgbouncer" | "haproxy" | "patroni" | "etcd";
+
+/** The package that installs each tool, where its name differs. */
+const PACKAGE: Record<DebianTool, string> = {
+  pgbouncer: "pgbouncer",
+  haproxy: "haproxy",
+  patroni: "patroni",
+  etcd: "etcd-server",
+};
 
 /** Where Debian puts daemons (sbin, often not on a user's PATH), then the PATH. */
 const searchPath = () => ["/usr/sbin", "/usr/local/sbin", "/usr/bin", ...(process.env.PATH ?? "").split(":")];
@@ -23,7 +31,7 @@ export function requireBinaries(
   const find = (t: DebianTool) => findBinary(t, opts.dirs);
   const missing = tools.filter((t) => !find(t));
   if (missing.length > 0) {
-    const install = ["apt-get", "install", "-y", ...missing];
+    const install = ["apt-get", "install", "-y", ...missing.map((t) => PACKAGE[t])];
     if (!(opts.canInstall ?? (process.getuid?.() === 0 && hasAptGet()))) {
       throw new Error(`${missing.join(" and ")} not installed: run \`sudo ${install.join(" ")}\``);
     }

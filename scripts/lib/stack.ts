@@ -2,7 +2,7 @@ import { createPrismaClient } from "../../server/db";
 import { applyMigrations } from "../../server/db/migrate";
 import { parseEnv } from "../../server/env";
 import { disableDemoCredentials, seedDemoData } from "../../server/seed";
-import { startDatabase } from "./embedded-pg";
+import { type Database, startDatabase } from "./embedded-pg";
 import { startPgbouncer } from "./pgbouncer";
 import { startProvider } from "./provider-process";
 
@@ -19,6 +19,10 @@ export interface StackOptions {
   pgbouncerPort?: number;
   /** Capacity settings beyond PgBouncer's defaults. */
   pgbouncerSettings?: Record<string, string | number>;
+  /** A database already started (the HA cluster's entry), instead of DATABASE_URL or the embedded one. */
+  database?: Database;
+  /** The provider's own store, when it is not to share the app's database server. */
+  providerDatabaseUrl?: string;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface StackOptions {
  */
 export async function startStack(instance: "dev" | "test", opts: StackOptions = {}): Promise<Stack> {
   const env = parseEnv(process.env);
-  const database = await startDatabase({ instance });
+  const database = opts.database ?? (await startDatabase({ instance }));
   // With DIRECT_DATABASE_URL set, DATABASE_URL is already a pooler: sessions go to the direct one.
   const direct = env.DIRECT_DATABASE_URL ?? database.url;
   const stops: (() => Promise<void>)[] = [() => database.stop()];
@@ -72,7 +76,7 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
       // dev on a fixed port, so `npm run worker` can find it; tests on any free port.
       const port = Number(process.env.PROVIDER_PORT ?? (instance === "dev" ? 4010 : 0));
       // The provider stands for a service of its own: its own connections, no pooler.
-      const provider = await startProvider({ databaseUrl: direct, port });
+      const provider = await startProvider({ databaseUrl: opts.providerDatabaseUrl ?? direct, port });
       stops.push(() => provider.stop());
       providerUrl = provider.url;
     }

@@ -79,6 +79,12 @@ export const PROBLEM_TYPES = {
     description:
       "Not stored: retry with the same Idempotency-Key after `Retry-After` seconds, and the payment resumes where it stopped.",
   },
+  "database-unavailable": {
+    status: 503,
+    title: "Database unavailable",
+    description:
+      "The database could not be reached (a failover or restart). Not stored: retry with the same Idempotency-Key after `Retry-After` seconds.",
+  },
   "internal-error": {
     status: 500,
     title: "Internal server error",

@@ -1,6 +1,11 @@
 import type { AnyTRPCRouter, TRPCError } from "@trpc/server";
 import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { createContext } from "../context";
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_MESSAGE,
+  databaseUnavailable,
+} from "../db/unavailable";
 import { env } from "../env";
 import { checkIdempotentCall } from "../idempotency";
 import { errorField } from "../log";
@@ -118,7 +123,12 @@ async function answer(
       }),
     onError({ error, path }) {
       failure = error;
-      if (error.code === "INTERNAL_SERVER_ERROR")
+      if (error.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(error.cause))
+        call.log.warn(
+          { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause) },
+          "database unavailable: answered 503",
+        );
+      else if (error.code === "INTERNAL_SERVER_ERROR")
         call.log.error(
           { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause ?? error) },
           "procedure failed",
@@ -127,6 +137,11 @@ async function answer(
   });
   const out = new Headers(response.headers);
   for (const [name, value] of resHeaders) out.set(name, value);
+  if (failure?.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(failure.cause)) {
+    out.delete("content-length");
+    out.set("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
+    return problemResponse(problemOf("database-unavailable", DATABASE_UNAVAILABLE_MESSAGE), out);
+  }
   if (response.status >= 400 && failure) {
     out.delete("content-length");
     return problemResponse(problemFromError(failure, response.status), out);

@@ -1,6 +1,7 @@
 import type { AnyTRPCRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from "../db/unavailable";
 import { env } from "../env";
 import { checkIdempotentCall, type RequestObservation } from "../idempotency";
 import { errorField, type Logger } from "../log";
@@ -148,8 +149,17 @@ async function answer(
     req: request,
     router,
     createContext: (opts) => createContext({ ...opts, observation, provider: call.deps.provider }),
+    responseMeta: ({ errors }) =>
+      errors.some((e) => e.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(e.cause))
+        ? { status: 503, headers: new Headers({ "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }) }
+        : {},
     onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR")
+      if (error.code === "INTERNAL_SERVER_ERROR" && databaseUnavailable(error.cause))
+        log.warn(
+          { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause) },
+          "database unavailable: answered 503",
+        );
+      else if (error.code === "INTERNAL_SERVER_ERROR")
         log.error(
           { requestId: call.requestId, procedure: path ?? null, err: errorField(error.cause ?? error) },
           "procedure failed",

@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { closedByServer, newId } from "../db";
+import { closedByServer, connectionSettings, newId } from "../db";
 import { errorField, logger } from "../log";
 import type { TEnvelope, TTopic } from "./events";
 
@@ -76,6 +76,8 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
     schema: o.schema,
     max: o.poolSize,
     application_name: o.applicationName,
+    // pg-boss hands its options to its own pg.Pool: the same bounds as the app's pools.
+    ...connectionSettings(),
     migrate: true,
     supervise: true,
     schedule: false,
