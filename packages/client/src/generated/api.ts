@@ -461,6 +461,8 @@ export interface operations {
             /** @description The payment provider is unavailable: retry with the same key. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
