@@ -108,6 +108,12 @@ describe("payments.create", () => {
     );
     expect(!replay.ok && replay.error.code).toBe("PAYMENT_REQUIRED");
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    // Stamped by the database's clock, in the transaction that completed the key.
+    const [stamps] = await db().$queryRaw<{ same: boolean }[]>`
+      SELECT p.updated_at = k.completed_at AS same
+        FROM payments p JOIN idempotency_keys k ON k.id = p.idempotency_key_id
+       WHERE p.order_id = ${order.id}::uuid`;
+    expect(stamps?.same).toBe(true);
 
     const ok = await pay(
       alice,
