@@ -211,3 +211,24 @@ test("pages carry a nonce CSP that forbids framing, a referrer policy and HSTS",
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Incorrect email or password");
   expect(blocked).toEqual([]);
 });
+
+// Last in this file: it leaves this server's address throttled for the admin token (15 minutes).
+test("the admin sign-in form is throttled per address: after ten wrong tokens even the right one waits", async ({
+  page,
+  request,
+}) => {
+  for (let i = 0; i < 10; i++) {
+    await page.goto("/admin/signin");
+    await page.getByLabel("Admin token").fill(`wrong-token-${i}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert")).toBeVisible();
+  }
+  await page.goto("/admin/signin");
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert")).toHaveText(/Too many wrong tokens from this address/);
+  await expect(page).not.toHaveURL(/\/admin$/);
+  // The same count guards the Bearer token: the address is refused there too.
+  const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  expect((await request.get("/api/trpc/admin.keys.counts", { headers: bearer })).status()).toBe(401);
+});
