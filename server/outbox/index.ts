@@ -22,4 +22,4 @@ export {
   TRANSPORT_DEFAULTS,
   type TransportOptions,
 } from "./transport";
-export { paymentSucceededEventSql, recordPaymentEvent } from "./writer";
+export { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent } from "./writer";

@@ -3,6 +3,19 @@ import { paymentMessageId, type TTopic, ZPaymentDeclined, ZPaymentSucceeded } fr
 
 type Tx = Prisma.TransactionClient;
 
+/** What a payment event says of its payment. */
+export type PaymentFacts = Pick<
+  Payment,
+  | "id"
+  | "orderId"
+  | "accountId"
+  | "amountMinor"
+  | "currency"
+  | "updatedAt"
+  | "providerChargeId"
+  | "failureCode"
+>;
+
 /**
  * Writes the event of a settled payment to the outbox, on the transaction that settles it: the
  * booking and its event commit together or not at all. A second write for the same event is a
@@ -10,17 +23,7 @@ type Tx = Prisma.TransactionClient;
  */
 export async function recordPaymentEvent(
   tx: Tx,
-  payment: Pick<
-    Payment,
-    | "id"
-    | "orderId"
-    | "accountId"
-    | "amountMinor"
-    | "currency"
-    | "updatedAt"
-    | "providerChargeId"
-    | "failureCode"
-  >,
+  payment: PaymentFacts,
   topic: TTopic,
 ): Promise<{ messageId: string }> {
   const facts = {

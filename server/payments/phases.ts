@@ -4,7 +4,7 @@ import { failpoint } from "../failpoints";
 import { type Payment, Prisma } from "../generated/prisma/client";
 import { type FirstPhase, type KeyOwner, LeaseLostError } from "../idempotency";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
-import { paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
+import { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
 import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "./provider";
 import { paymentView } from "./views";
 
@@ -26,18 +26,8 @@ export type PendingPayment = Pick<
   Payment,
   "id" | "orderId" | "accountId" | "amountMinor" | "currency" | "paymentMethod" | "providerKey"
 >;
-type SettledPayment = Pick<
-  Payment,
-  | "id"
-  | "orderId"
-  | "accountId"
-  | "amountMinor"
-  | "currency"
-  | "status"
-  | "providerChargeId"
-  | "failureCode"
-  | "updatedAt"
->;
+/** A settled payment as its event reports it. */
+type SettledPayment = PaymentFacts & Pick<Payment, "status">;
 /** A pending payment with the time a charge request for it may last have left (null: never). */
 type TrackedPayment = PendingPayment & { chargeRequestedAt: string | null };
 interface PaymentRow {

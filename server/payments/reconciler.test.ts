@@ -36,6 +36,29 @@ async function plantSucceededPayment(chargeId: string, amount: number) {
   return id;
 }
 
+/** A paid order, then a second charge made behind our back that names the booked payment. */
+async function paidThenChargedAgain() {
+  const order = await createTestOrder(account);
+  const paid = await pay(
+    account,
+    newKey(),
+    { orderId: order.id, paymentMethod: "pm_card_visa" },
+    provider.client,
+  );
+  if (!paid.ok) throw paid.error;
+  // Made directly at the provider, as a bug or a person could.
+  const second = await provider.client.createCharge(
+    {
+      amount: paid.data.amount,
+      currency: paid.data.currency,
+      paymentMethod: "pm_card_visa",
+      metadata: { payment_id: paid.data.id, order_id: order.id },
+    },
+    newKey(),
+  );
+  return { paid: paid.data, second };
+}
+
 describe("the reconciler", () => {
   it("reports mismatches planted directly in the database", async () => {
     const windowStart = new Date(Date.now() - 1000);
@@ -124,30 +147,13 @@ describe("the reconciler", () => {
   }, 180_000);
 
   it("reports a second charge for a booked payment as a duplicate, with both charge ids", async () => {
-    const order = await createTestOrder(account);
-    const paid = await pay(
-      account,
-      newKey(),
-      { orderId: order.id, paymentMethod: "pm_card_visa" },
-      provider.client,
-    );
-    if (!paid.ok) throw paid.error;
-    // Made directly at the provider, as a bug or a person could: it names the booked payment.
-    const second = await provider.client.createCharge(
-      {
-        amount: paid.data.amount,
-        currency: paid.data.currency,
-        paymentMethod: "pm_card_visa",
-        metadata: { payment_id: paid.data.id, order_id: order.id },
-      },
-      newKey(),
-    );
+    const { paid, second } = await paidThenChargedAgain();
     const report = await runReconciliation({ prisma: db(), provider: provider.client }, { graceSeconds: 0 });
-    expect(report.mismatches.filter((m) => m.paymentId === paid.data.id)).toEqual([
+    expect(report.mismatches.filter((m) => m.paymentId === paid.id)).toEqual([
       expect.objectContaining({
         kind: "duplicate_charge",
         chargeId: second.id,
-        bookedChargeId: paid.data.providerChargeId,
+        bookedChargeId: paid.providerChargeId,
       }),
     ]);
   });
@@ -173,24 +179,7 @@ describe("the reconciler", () => {
   });
 
   it("never forgets an open mismatch after a run that could not reach the provider", async () => {
-    const order = await createTestOrder(account);
-    const paid = await pay(
-      account,
-      newKey(),
-      { orderId: order.id, paymentMethod: "pm_card_visa" },
-      provider.client,
-    );
-    if (!paid.ok) throw paid.error;
-    // Charged behind our back: a second charge naming the booked payment.
-    const second = await provider.client.createCharge(
-      {
-        amount: paid.data.amount,
-        currency: paid.data.currency,
-        paymentMethod: "pm_card_visa",
-        metadata: { payment_id: paid.data.id, order_id: order.id },
-      },
-      newKey(),
-    );
+    const { second } = await paidThenChargedAgain();
     const isIt = (m: { kind: string; chargeId: string | null }) =>
       m.kind === "duplicate_charge" && m.chargeId === second.id;
     const healthy = { prisma: db(), provider: provider.client };
