@@ -233,7 +233,12 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
     );
     const settled = (outcome: Outcome) => observe(outcome, decision.row.id, owner.fence);
     settled(decision.fence === decision.row.fence ? "claimed" : "lease_takeover");
-    if (o.admit)
+    // Only new work is admitted: a fresh claim, or a takeover of a key whose attempts never began
+    // their work. A takeover past "started" resumes work that was admitted when it began (and may
+    // have a request out): refusing it would tell the client "refused" while the completer
+    // finishes that work anyway.
+    const newWork = decision.row.inserted || decision.recoveryPoint === "started";
+    if (o.admit && newWork)
       await admitOrWithdraw(ctx, o.admit, owner, ownClaimPhase(o.firstPhase, decision.row), settled);
     try {
       const result = await runAsOwner(
@@ -264,9 +269,8 @@ function ownClaimPhase<TInput>(phase: FirstPhase<TInput> | undefined, row: KeyRo
 
 /**
  * Runs the admission check of new work; on a refusal, frees the key and undoes this attempt's
- * first phase in one transaction, then rethrows the refusal. A takeover refused only gives the
- * key back: the work it would have resumed belongs to an earlier attempt, which the completer
- * still finishes.
+ * first phase in one transaction, then rethrows the refusal. A takeover at "started" refused only
+ * gives the key back: nothing was written for it.
  */
 async function admitOrWithdraw(
   ctx: RequiredContext,

@@ -86,6 +86,44 @@ describe("a payment refused by the limit", () => {
   });
 });
 
+describe("a retry that resumes a payment already begun", () => {
+  it("is not limited: the payment spent its point when it began, and the retry finishes it", async () => {
+    const buyer = await createTestAccount("limits-resume");
+    const order = await createTestOrder(buyer);
+    const key = randomUUID();
+    const send = (fault?: string) =>
+      fetch(`${servers[0]?.url}/api/trpc/payments.create`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${buyer.token}`,
+          "idempotency-key": key,
+          ...(fault ? { "x-provider-fault": fault } : {}),
+        },
+        body: JSON.stringify({ orderId: order.id, paymentMethod: "pm_card_visa" }),
+      });
+    // Begun (its pending payment created, a charge request sent), then the provider failed.
+    expect((await send("error=503")).status).toBe(503);
+    // The rest of the account's minute is spent on other payments.
+    for (let i = 1; i < LIMIT; i++) {
+      const other = await postPayment(servers[1]?.url ?? "", buyer.token, randomUUID(), {
+        orderId: randomUUID(),
+        paymentMethod: "pm_card_visa",
+      });
+      expect(other.status).toBe(404);
+    }
+    await db().$executeRaw`UPDATE idempotency_keys SET locked_until = NULL
+                            WHERE account_id = ${buyer.id}::uuid AND key = ${key}`;
+    // The retry takes the key over and finishes the payment: a 429 here would say "refused"
+    // about a payment the completer then charges.
+    const retry = await send();
+    expect(retry.status, await retry.clone().text()).toBe(200);
+    expect(await db().payment.findFirstOrThrow({ where: { orderId: order.id } })).toMatchObject({
+      status: "succeeded",
+    });
+  });
+});
+
 describe("the order limit per account", () => {
   it("answers 429 with Retry-After once spent, across both processes", async () => {
     const buyer = await createTestAccount("order-limits");
