@@ -40,6 +40,17 @@ export function createRegistry() {
       help: "Idle time of the oldest key waiting for the completer (0 when none).",
       registers,
     }),
+    refundCompleterBacklog: new Gauge({
+      name: "refund_completer_backlog_keys",
+      help: "Refunds past phase 1 whose attempt is gone, waiting for the completer.",
+      registers,
+    }),
+    refunds: new Gauge({
+      name: "refunds",
+      help: "Refunds by status (pending, succeeded, failed).",
+      labelNames: ["status"] as const,
+      registers,
+    }),
     outbox: new Gauge({
       name: "outbox_messages",
       help: "Outbox messages by state (failing: pending after a failed publish).",

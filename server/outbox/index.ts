@@ -1,14 +1,17 @@
 export {
   paymentMessageId,
+  refundMessageId,
   type TEnvelope,
   TOPICS,
   type TPaymentDeclined,
   type TPaymentSucceeded,
   type TReceiptLine,
+  type TRefundSucceeded,
   type TTopic,
   ZEnvelope,
   ZPaymentSucceeded,
   ZReceiptLine,
+  ZRefundSucceeded,
 } from "./events";
 export { type Poller, startPoller } from "./poller";
 export { RELAY_DEFAULTS, type RelayOptions, relayOutboxBatch, startRelay } from "./relay";
@@ -22,4 +25,4 @@ export {
   TRANSPORT_DEFAULTS,
   type TransportOptions,
 } from "./transport";
-export { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent } from "./writer";
+export { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent, recordRefundEvent } from "./writer";

@@ -1,5 +1,13 @@
 import { type Payment, Prisma } from "../generated/prisma/client";
-import { paymentMessageId, type TTopic, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
+import {
+  paymentMessageId,
+  refundMessageId,
+  type TRefundSucceeded,
+  type TTopic,
+  ZPaymentDeclined,
+  ZPaymentSucceeded,
+  ZRefundSucceeded,
+} from "./events";
 
 type Tx = Prisma.TransactionClient;
 
@@ -24,7 +32,7 @@ export type PaymentFacts = Pick<
 export async function recordPaymentEvent(
   tx: Tx,
   payment: PaymentFacts,
-  topic: TTopic,
+  topic: Exclude<TTopic, "refund.succeeded">,
 ): Promise<{ messageId: string }> {
   const facts = {
     paymentId: payment.id,
@@ -81,4 +89,15 @@ export function paymentSucceededEventSql(paymentId: string): Prisma.Sql {
         FROM settled s
       RETURNING id
     )`;
+}
+
+/**
+ * Writes refund.succeeded on the transaction that settles and books the refund: one message per
+ * refund (its id is the primary key), so a refund is never announced twice.
+ */
+export async function recordRefundEvent(tx: Tx, refund: TRefundSucceeded): Promise<{ messageId: string }> {
+  const payload = ZRefundSucceeded.parse(refund);
+  const messageId = refundMessageId(refund.refundId);
+  await tx.outboxMessage.create({ data: { id: messageId, topic: "refund.succeeded", payload } });
+  return { messageId };
 }
