@@ -2,6 +2,7 @@
 
 import { useSyncExternalStore } from "react";
 import { type IdempotentContext, useTRPCClient } from "@/app/_trpc/client";
+import { sleepUnlessBackOnline } from "../_keyed/sleep";
 import { createPayer, IDLE, type Payer, type PayState } from "./payer";
 
 // One payer per tRPC client, outliving the checkout component: leaving the page and coming back
@@ -34,20 +35,4 @@ export function usePayState(payer: Payer, orderId: string): PayState {
     () => payer.getState(orderId),
     () => IDLE,
   );
-}
-
-/**
- * Waits `ms`; a wait that began offline ends early when the browser is back online, since
- * the retry then is the quickest way to the answer. Retry-After waits (online) run in full.
- */
-function sleepUnlessBackOnline(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      window.removeEventListener("online", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    if (!navigator.onLine) window.addEventListener("online", done);
-  });
 }
