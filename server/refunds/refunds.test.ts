@@ -5,8 +5,15 @@ import { verifyLedger } from "../ledger";
 import { createCaller } from "../root";
 import { adminCaller } from "../test/admin";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { createTestOrder, newKey, pay } from "../test/payments";
-import { paidPayment, providerRefunds, refund, refundBooks, refundUntilSettled } from "../test/refunds";
+import { newKey } from "../test/payments";
+import {
+  declinedPayment,
+  paidPayment,
+  providerRefunds,
+  refund,
+  refundBooks,
+  refundUntilSettled,
+} from "../test/refunds";
 import { it, type TestProvider } from "../test/vitest";
 import { OPERATORS_ACCOUNT } from "./operators";
 
@@ -145,15 +152,7 @@ describe("admin.refunds.create", () => {
   });
 
   it("a payment that did not succeed is not refundable (422); an unknown payment is 404; both stored", async () => {
-    const order = await createTestOrder(account);
-    const declined = await pay(
-      account,
-      newKey(),
-      { orderId: order.id, paymentMethod: "pm_card_declined" },
-      provider.client,
-    );
-    expect(declined.ok).toBe(false);
-    const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
+    const payment = await declinedPayment(account, provider.client);
     const refused = await refund(
       newKey(),
       { paymentId: payment.id, amountMinor: 100, reason },
