@@ -1,11 +1,12 @@
-import type { Db } from "../db";
-import { counters } from "./counters";
-import { IDEMPOTENCY_DEFAULTS } from "./middleware";
-import { KeyOwner } from "./owner";
-import { takeOverKey } from "./store";
+import { counters } from "./counters.js";
+import type { KeyDb } from "./db.js";
+import { IDEMPOTENCY_DEFAULTS } from "./middleware.js";
+import { KeyOwner } from "./owner.js";
+import { raw, sql } from "./sql.js";
+import { takeOverKey } from "./store.js";
 
-export interface AbandonedKey {
-  owner: KeyOwner;
+export interface AbandonedKey<TTx = unknown> {
+  owner: KeyOwner<TTx>;
   accountId: string;
   requestParams: unknown;
   leaseSeconds: number;
@@ -39,8 +40,11 @@ export function backoffSeconds(b: RecoveryBackoff, completerAttempts: number): n
   return Math.min(b.maxSeconds, b.idleSeconds * 2 ** Math.min(Math.max(completerAttempts - 1, 0), 20));
 }
 
-const CANDIDATE_COLUMNS = `id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
-  lease_seconds AS "leaseSeconds", created_at AS "createdAt", recovery_point AS "recoveryPoint"`;
+const CANDIDATE_COLUMNS =
+  raw(`id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
+  lease_seconds AS "leaseSeconds", created_at AS "createdAt", recovery_point AS "recoveryPoint"`);
+
+const candidate = (r: AbandonedCandidate): AbandonedCandidate => ({ ...r, id: BigInt(r.id) });
 
 /**
  * Unfinished keys of one procedure whose attempt stopped: no live lease, past the given recovery
@@ -48,34 +52,28 @@ const CANDIDATE_COLUMNS = `id, fence, account_id::text AS "accountId", key, requ
  * backoff. Client takeovers never push a key out of reach: the completer counts its own tries.
  */
 export async function findAbandonedKeys(
-  prisma: Db,
+  db: KeyDb<unknown>,
   opts: { procedure: string; skipRecoveryPoints?: string[]; idleSeconds?: number; limit?: number },
 ): Promise<AbandonedCandidate[]> {
   const idle = opts.idleSeconds ?? DEFAULT_BACKOFF.idleSeconds;
-  return prisma.$queryRawUnsafe<AbandonedCandidate[]>(
-    `SELECT ${CANDIDATE_COLUMNS}
+  const rows = await db.query<AbandonedCandidate>(sql`SELECT ${CANDIDATE_COLUMNS}
        FROM idempotency_keys
-      WHERE state = 'in_progress' AND procedure = $1
+      WHERE state = 'in_progress' AND procedure = ${opts.procedure}
         AND (locked_until IS NULL OR locked_until <= now())
-        AND updated_at <= now() - make_interval(secs => $2)
+        AND updated_at <= now() - make_interval(secs => ${idle})
         AND (next_recovery_at IS NULL OR next_recovery_at <= now())
-        AND NOT (recovery_point = ANY($3::text[]))
+        AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))
       ORDER BY coalesce(next_recovery_at, updated_at)
-      LIMIT $4`,
-    opts.procedure,
-    idle,
-    opts.skipRecoveryPoints ?? [],
-    opts.limit ?? 20,
-  );
+      LIMIT ${opts.limit ?? 20}`);
+  return rows.map(candidate);
 }
 
 /** One unfinished key by id, whatever its schedule: an operator's re-drive. Null when finished. */
-export async function findUnfinishedKey(prisma: Db, id: bigint): Promise<AbandonedCandidate | null> {
-  const rows = await prisma.$queryRawUnsafe<AbandonedCandidate[]>(
-    `SELECT ${CANDIDATE_COLUMNS} FROM idempotency_keys WHERE id = $1 AND state = 'in_progress'`,
-    id,
+export async function findUnfinishedKey(db: KeyDb<unknown>, id: bigint): Promise<AbandonedCandidate | null> {
+  const rows = await db.query<AbandonedCandidate>(
+    sql`SELECT ${CANDIDATE_COLUMNS} FROM idempotency_keys WHERE id = ${id} AND state = 'in_progress'`,
   );
-  return rows[0] ?? null;
+  return rows[0] ? candidate(rows[0]) : null;
 }
 
 /**
@@ -83,20 +81,20 @@ export async function findUnfinishedKey(prisma: Db, id: bigint): Promise<Abandon
  * before driving it, so several completers (and clients) can run at once. Null when another won
  * or the key's lease is live. The take counts as one of the completer's attempts.
  */
-export async function takeOverAbandoned(
-  prisma: Db,
+export async function takeOverAbandoned<TTx>(
+  db: KeyDb<TTx>,
   c: AbandonedCandidate,
   backoff: RecoveryBackoff = DEFAULT_BACKOFF,
-): Promise<AbandonedKey | null> {
-  const won = await takeOverKey(prisma, c.id, c.fence, c.leaseSeconds, {
+): Promise<AbandonedKey<TTx> | null> {
+  const won = await takeOverKey(db, c.id, c.fence, c.leaseSeconds, {
     by: "completer",
     backoffSeconds: (n) => backoffSeconds(backoff, n),
   });
   if (!won) return null;
   counters.increment("lease_takeover");
   return {
-    owner: new KeyOwner(
-      prisma,
+    owner: new KeyOwner<TTx>(
+      db,
       c.id,
       won.fence,
       won.recoveryPoint,
@@ -112,14 +110,14 @@ export async function takeOverAbandoned(
 
 /** How much work waits for the completer: unfinished keys past the given recovery points, lease run out. */
 export async function abandonedKeyStats(
-  prisma: Db,
+  db: KeyDb<unknown>,
   opts: { procedure: string; skipRecoveryPoints?: string[] },
 ): Promise<{ waiting: number; oldestIdleSeconds: number }> {
-  const [row] = await prisma.$queryRaw<{ waiting: number; oldest: number | null }[]>`
+  const [row] = await db.query<{ waiting: number; oldest: number | null }>(sql`
     SELECT count(*)::int AS waiting, extract(epoch FROM now() - min(updated_at))::float8 AS oldest
       FROM idempotency_keys
      WHERE state = 'in_progress' AND procedure = ${opts.procedure}
        AND (locked_until IS NULL OR locked_until <= now())
-       AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))`;
+       AND NOT (recovery_point = ANY(${opts.skipRecoveryPoints ?? []}::text[]))`);
   return { waiting: row?.waiting ?? 0, oldestIdleSeconds: Math.max(0, Math.floor(row?.oldest ?? 0)) };
 }

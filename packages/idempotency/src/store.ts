@@ -1,5 +1,17 @@
-import { type Db, rawQuery, type Tx } from "../db";
-import { Prisma } from "../generated/prisma/client";
+import type { KeyDb } from "./db.js";
+import { deriveKeySql } from "./derived-key.js";
+import {
+  empty,
+  failedRequirement,
+  join,
+  type Requirement,
+  RequirementFailedError,
+  requirement,
+  requireSql,
+  type Sql,
+  StatementBuilder,
+  sql,
+} from "./sql.js";
 
 /** What the claim statement tells the middleware about a key, fresh or existing. */
 export interface KeyRow {
@@ -34,18 +46,19 @@ export interface ClaimParams {
  * snapshot; the caller then simply runs it again.
  */
 export async function claimKey(
-  prisma: Db | Tx,
+  db: KeyDb<unknown>,
   p: ClaimParams,
   phase?: FirstPhaseStatement,
 ): Promise<KeyRow | undefined> {
-  const rows = await rawQuery<KeyRow>(prisma, claimStatement(p, phase));
-  return rows[0];
+  const rows = await db.query<KeyRow>(claimStatement(p, phase));
+  const row = rows[0];
+  return row && { ...row, id: BigInt(row.id) };
 }
 
 /** The claim's SQL (the bench sends it through node-postgres alone, to price the ORM). */
-export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Prisma.Sql {
+export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Sql {
   const recoveryPoint = phase ? phase.recoveryPoint : "started";
-  return Prisma.sql`
+  return sql`
     WITH ins AS (
       INSERT INTO idempotency_keys
         (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at, recovery_point)
@@ -60,12 +73,12 @@ export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Pri
       SELECT id, 'claimed', fence, NULL FROM ins
       UNION ALL
       SELECT id, 'progressed', fence, recovery_point FROM ins WHERE recovery_point <> 'started'
-    )${phase ? Prisma.sql`, ${phase.ctes}` : Prisma.empty}
+    )${phase?.ctes.hasCtes ? sql`, ${phase.ctes.ctes}` : empty}
     SELECT true AS inserted, id, fingerprint, state, recovery_point AS "recoveryPoint", fence,
            response_status AS "responseStatus", response_body::text AS "responseBody",
            true AS "leaseLive", false AS expired,
-           ${phase ? Prisma.sql`statement_require(${phase.done}, ${FIRST_PHASE_FAILED}) AND true` : Prisma.sql`true`} AS "phaseDone",
-           ${phase ? phase.result : Prisma.sql`NULL::json`} AS "phaseResult"
+           ${phase ? sql`${requireSql(phase.done, FIRST_PHASE_EMPTY)} AND true` : sql`true`} AS "phaseDone",
+           ${phase ? phase.result : sql`NULL::json`} AS "phaseResult"
       FROM ins
     UNION ALL
     SELECT false, id, fingerprint, state, recovery_point, fence, response_status, response_body::text,
@@ -74,12 +87,8 @@ export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Pri
      WHERE account_id = ${p.accountId}::uuid AND key = ${p.key} AND NOT EXISTS (SELECT 1 FROM ins)`;
 }
 
-const FIRST_PHASE_FAILED = "first phase wrote nothing";
-
-/** True for the error of a claim whose first phase could not run: claim again without it. */
-export function isFirstPhaseFailure(error: unknown): boolean {
-  return error instanceof Error && error.message.includes(`requirement failed: ${FIRST_PHASE_FAILED}`);
-}
+/** Raised by a claim whose first phase wrote nothing: the claim runs again without it. */
+export const FIRST_PHASE_EMPTY = requirement("idempotency.first_phase_empty");
 
 /**
  * A handler's first atomic phase as part of the claim statement (decision 0016), as in Brandur
@@ -88,15 +97,25 @@ export function isFirstPhaseFailure(error: unknown): boolean {
  */
 export interface FirstPhaseStatement {
   recoveryPoint: string;
-  ctes: Prisma.Sql;
+  /** The phase's CTEs, generated names and all. */
+  ctes: StatementBuilder;
   /** Must hold when the key was inserted, else the whole claim rolls back. */
-  done: Prisma.Sql;
+  done: Sql;
   /** The phase's value for the handler, as json. */
-  result: Prisma.Sql;
+  result: Sql;
 }
 
 /** What a first phase's statement may use of the key the claim is inserting. */
-export function firstPhaseKey(scope: string) {
+export interface ClaimedKey {
+  /** The new key's id (bigint). */
+  id: Sql;
+  /** True only when the claim inserted the key: the phase's writes must require it. */
+  isNew: Sql;
+  /** `KeyOwner.derivedKey(purpose)` of the new key, computed in the statement. */
+  derivedKey(purpose: string): Sql;
+}
+
+export function firstPhaseKey(scope: string): ClaimedKey {
   return {
     id: claimedKeyId,
     isNew: keyIsNew,
@@ -105,14 +124,14 @@ export function firstPhaseKey(scope: string) {
 }
 
 /** True in the claim statement only when it inserted the key. */
-export const keyIsNew = Prisma.sql`EXISTS (SELECT 1 FROM ins)`;
+export const keyIsNew = sql`EXISTS (SELECT 1 FROM ins)`;
 
 /** The freshly inserted key's id, for a first phase's CTEs. */
-export const claimedKeyId = Prisma.sql`(SELECT id FROM ins)`;
+export const claimedKeyId = sql`(SELECT id FROM ins)`;
 
-/** The derived downstream key of the freshly inserted key, computed as deriveKey does. */
-export function claimedDerivedKey(scope: string, purpose: string): Prisma.Sql {
-  return Prisma.sql`('ick_' || lpad(to_hex((SELECT id FROM ins)), 16, '0') || left(encode(sha256(convert_to(${`${scope}\n`} || (SELECT id FROM ins)::text || ${`\n${purpose}`}, 'UTF8')), 'hex'), 24))`;
+/** The derived downstream key of the freshly inserted key (derived-key.ts defines it). */
+export function claimedDerivedKey(scope: string, purpose: string): Sql {
+  return deriveKeySql(scope, claimedKeyId, purpose);
 }
 
 /** Who takes a key over: a client's retry, or the completer on its backoff schedule. */
@@ -126,14 +145,14 @@ export type Taker =
  * through an outage never use up the completer's patience.
  */
 export async function takeOverKey(
-  prisma: Db,
+  db: KeyDb<unknown>,
   id: bigint,
   seenFence: number,
   leaseSeconds: number,
   taker: Taker = { by: "client" },
 ) {
   const byCompleter = taker.by === "completer";
-  const rows = await prisma.$queryRaw<{ fence: number; recoveryPoint: string; completerAttempts: number }[]>`
+  const rows = await db.query<{ fence: number; recoveryPoint: string; completerAttempts: number }>(sql`
     WITH taken AS (
       UPDATE idempotency_keys
          SET fence = fence + 1, attempts = attempts + 1, lease_seconds = ${leaseSeconds},
@@ -146,14 +165,14 @@ export async function takeOverKey(
       INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
       SELECT id, 'taken_over', fence, ${taker.by} FROM taken
     )
-    SELECT fence, recovery_point AS "recoveryPoint", completer_attempts AS "completerAttempts" FROM taken`;
+    SELECT fence, recovery_point AS "recoveryPoint", completer_attempts AS "completerAttempts" FROM taken`);
   const taken = rows[0];
   if (taken && taker.by === "completer") {
     // Scheduled now, so a completer that dies mid-attempt still leaves the key its backoff.
-    await prisma.$executeRaw`
+    await db.execute(sql`
       UPDATE idempotency_keys
          SET next_recovery_at = now() + make_interval(secs => ${taker.backoffSeconds(taken.completerAttempts)})
-       WHERE id = ${id} AND fence = ${taken.fence}`;
+       WHERE id = ${id} AND fence = ${taken.fence}`);
   }
   return taken;
 }
@@ -163,11 +182,11 @@ export async function takeOverKey(
  * released key, locked_until NULL, has none), nor one in progress past its first recovery point:
  * its work may have moved money, and a new key row would derive new downstream keys.
  */
-export async function deleteExpiredKey(prisma: Db, id: bigint): Promise<boolean> {
-  const n = await prisma.$executeRaw`
+export async function deleteExpiredKey(db: KeyDb<unknown>, id: bigint): Promise<boolean> {
+  const n = await db.execute(sql`
     DELETE FROM idempotency_keys
      WHERE id = ${id} AND expires_at <= now()
-       AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))`;
+       AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))`);
   return n > 0;
 }
 
@@ -175,8 +194,15 @@ export async function deleteExpiredKey(prisma: Db, id: bigint): Promise<boolean>
  * Marks the key completed with its response, inside the caller's business transaction. It is the
  * fence: when the key was taken over, no row matches and the caller must roll back.
  */
-export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status: number, body: string) {
-  const rows = await tx.$queryRaw<{ n: number }[]>`
+export async function completeKey<TTx>(
+  db: KeyDb<TTx>,
+  tx: TTx | null,
+  id: bigint,
+  fence: number,
+  status: number,
+  body: string,
+) {
+  const statement = sql`
     WITH done AS (
       UPDATE idempotency_keys
          SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
@@ -190,22 +216,21 @@ export async function completeKey(tx: Db | Tx, id: bigint, fence: number, status
       SELECT id, 'completed', fence, ${String(status)} FROM done
     )
     SELECT count(*)::int AS n FROM done`;
+  const rows = await (tx === null
+    ? db.query<{ n: number }>(statement)
+    : db.queryIn<{ n: number }>(tx, statement));
   return (rows[0]?.n ?? 0) === 1;
 }
 
-/** A handler's writes that commit in the key's completion statement (decision 0016). */
-export interface StatementWrites {
-  /** Data-modifying CTEs, `name AS (…), …`, placed before the key's own. */
-  ctes: Prisma.Sql;
-  /**
-   * Conditions over those CTEs that must all hold, else nothing of the statement commits. One
-   * marked `fenced` means another attempt got there first (the payment is no longer pending,
-   * say): it fails like a lost fence, as a LeaseLostError, not as an unexpected error.
-   */
-  requires: { condition: Prisma.Sql; reason: string; fenced?: boolean }[];
-}
+/**
+ * A handler's writes that commit in the key's completion statement (decision 0016): data-modifying
+ * CTEs and the requirements over them, added to the builder. A requirement marked `fenced` means
+ * another attempt got there first: it fails like a lost fence, as a LeaseLostError.
+ */
+export type StatementWrites = (b: StatementBuilder) => void;
 
-const FENCE_LOST = "idempotency key fenced";
+/** Raised by a completion whose key was taken over meanwhile (the fence moved). */
+export const FENCE_LOST = requirement("idempotency.fence_lost", { fenced: true });
 
 /**
  * The business writes and the key's completion as one statement, committed on its own (no
@@ -213,18 +238,22 @@ const FENCE_LOST = "idempotency key fenced";
  * raises inside the statement, so it commits nothing. Returns false when the fence was lost.
  */
 export async function completeKeyWith(
-  prisma: Db,
+  db: KeyDb<unknown>,
   id: bigint,
   fence: number,
   status: number,
   body: string,
   writes: StatementWrites,
 ): Promise<boolean> {
+  const { statement, requirements } = completion(id, fence, status, body, writes);
   try {
-    await rawQuery(prisma, completionStatement(id, fence, status, body, writes));
+    await db.query(statement);
     return true;
   } catch (error) {
-    if (error instanceof Error && error.message.includes(`requirement failed: ${FENCE_LOST}`)) return false;
+    const code = failedRequirement(error);
+    const failed = code === undefined ? undefined : requirements.find((r) => r.code === code);
+    if (failed?.fenced) return false;
+    if (failed) throw new RequirementFailedError(failed.code, error);
     throw error;
   }
 }
@@ -236,13 +265,17 @@ export function completionStatement(
   status: number,
   body: string,
   writes: StatementWrites,
-): Prisma.Sql {
-  const checks = writes.requires.map(
-    (r) =>
-      Prisma.sql`statement_require(${r.condition}, ${r.fenced ? `${FENCE_LOST}: ${r.reason}` : r.reason})`,
-  );
-  return Prisma.sql`
-      WITH ${writes.ctes}, done AS (
+): Sql {
+  return completion(id, fence, status, body, writes).statement;
+}
+
+function completion(id: bigint, fence: number, status: number, body: string, writes: StatementWrites) {
+  const b = new StatementBuilder();
+  writes(b);
+  const checks = b.requirements.map((r) => requireSql(r.condition, r.requirement));
+  const requirements: Requirement[] = [FENCE_LOST, ...b.requirements.map((r) => r.requirement)];
+  const statement = sql`
+      WITH ${b.hasCtes ? sql`${b.ctes}, ` : empty}done AS (
         UPDATE idempotency_keys
            SET state = 'completed', response_status = ${status}, response_body = ${body}::json,
                completed_at = now(), updated_at = now(), locked_until = NULL, last_error = NULL,
@@ -254,12 +287,21 @@ export function completionStatement(
         INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
         SELECT id, 'completed', fence, ${String(status)} FROM done
       )
-      SELECT ${Prisma.join([Prisma.sql`statement_require((SELECT count(*) FROM done) = 1, ${FENCE_LOST})`, ...checks], " AND ")} AS ok`;
+      SELECT ${join([requireSql(sql`(SELECT count(*) FROM done) = 1`, FENCE_LOST), ...checks], " AND ")} AS ok`;
+  return { statement, requirements };
 }
 
 /** Records a recovery point and renews the lease, in the phase's transaction; fenced like completion. */
-export async function recordProgress(tx: Tx, id: bigint, fence: number, recoveryPoint: string) {
-  const rows = await tx.$queryRaw<{ n: number }[]>`
+export async function recordProgress<TTx>(
+  db: KeyDb<TTx>,
+  tx: TTx,
+  id: bigint,
+  fence: number,
+  recoveryPoint: string,
+) {
+  const rows = await db.queryIn<{ n: number }>(
+    tx,
+    sql`
     WITH moved AS (
       UPDATE idempotency_keys
          SET recovery_point = ${recoveryPoint}, updated_at = now(),
@@ -270,7 +312,8 @@ export async function recordProgress(tx: Tx, id: bigint, fence: number, recovery
       INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
       SELECT id, 'progressed', fence, ${recoveryPoint} FROM moved
     )
-    SELECT count(*)::int AS n FROM moved`;
+    SELECT count(*)::int AS n FROM moved`,
+  );
   return (rows[0]?.n ?? 0) === 1;
 }
 
@@ -278,10 +321,10 @@ export async function recordProgress(tx: Tx, id: bigint, fence: number, recovery
  * Renews the lease of a long-running owner; false means the key was taken over or released (a
  * renewal racing the release must not lock the key again).
  */
-export async function renewLease(prisma: Db, id: bigint, fence: number): Promise<boolean> {
-  const n = await prisma.$executeRaw`
+export async function renewLease(db: KeyDb<unknown>, id: bigint, fence: number): Promise<boolean> {
+  const n = await db.execute(sql`
     UPDATE idempotency_keys SET locked_until = now() + make_interval(secs => lease_seconds)
-     WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress' AND locked_until IS NOT NULL`;
+     WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress' AND locked_until IS NOT NULL`);
   return n === 1;
 }
 
@@ -291,14 +334,14 @@ export async function renewLease(prisma: Db, id: bigint, fence: number): Promise
  * window is told 409, not handed the key).
  */
 export async function releaseKey(
-  prisma: Db,
+  db: KeyDb<unknown>,
   id: bigint,
   fence: number,
   reason: string,
   holdSeconds?: number,
 ): Promise<boolean> {
   const why = reason.slice(0, 500);
-  const rows = await prisma.$queryRaw<{ n: number }[]>`
+  const rows = await db.query<{ n: number }>(sql`
     WITH released AS (
       UPDATE idempotency_keys
          SET locked_until = CASE WHEN ${holdSeconds ?? null}::int IS NULL THEN NULL
@@ -310,7 +353,7 @@ export async function releaseKey(
       INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
       SELECT id, ${holdSeconds === undefined ? "released" : "paused"}, fence, ${why} FROM released
     )
-    SELECT count(*)::int AS n FROM released`;
+    SELECT count(*)::int AS n FROM released`);
   return (rows[0]?.n ?? 0) === 1;
 }
 
@@ -320,16 +363,20 @@ export async function releaseKey(
  * refusal leaves no work behind and the same key may be sent again. Fenced: false (and nothing
  * undone) when another attempt holds the key.
  */
-export async function withdrawClaim(
-  prisma: Db,
+export async function withdrawClaim<TTx>(
+  db: KeyDb<TTx>,
   id: bigint,
   fence: number,
   reason: string,
-  undo: (tx: Tx) => Promise<unknown>,
+  undo: (tx: TTx) => Promise<unknown>,
+  timeoutMs: number,
 ): Promise<boolean> {
   const why = reason.slice(0, 500);
-  return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ n: number }[]>`
+  return db.transaction(
+    async (tx) => {
+      const rows = await db.queryIn<{ n: number }>(
+        tx,
+        sql`
       WITH withdrawn AS (
         UPDATE idempotency_keys
            SET recovery_point = 'started', locked_until = NULL, updated_at = now(), last_error = ${why}
@@ -339,26 +386,29 @@ export async function withdrawClaim(
         INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
         SELECT id, 'refused', fence, ${why} FROM withdrawn
       )
-      SELECT count(*)::int AS n FROM withdrawn`;
-    if ((rows[0]?.n ?? 0) !== 1) return false;
-    await undo(tx);
-    return true;
-  });
+      SELECT count(*)::int AS n FROM withdrawn`,
+      );
+      if ((rows[0]?.n ?? 0) !== 1) return false;
+      await undo(tx);
+      return true;
+    },
+    { timeoutMs },
+  );
 }
 
-export async function recordFenced(prisma: Db, id: bigint, fence: number): Promise<void> {
-  await recordKeyEvent(prisma, id, "fenced", null, fence);
+export async function recordFenced(db: KeyDb<unknown>, id: bigint, fence: number): Promise<void> {
+  await recordKeyEvent(db, id, "fenced", null, fence);
 }
 
 /** A line in the key's history; the fence defaults to the key's current one. */
 export async function recordKeyEvent(
-  prisma: Db,
+  db: KeyDb<unknown>,
   id: bigint,
   kind: string,
   detail: string | null,
   fence?: number,
 ): Promise<void> {
-  await prisma.$executeRaw`
+  await db.execute(sql`
     INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
-    SELECT id, ${kind}, coalesce(${fence ?? null}::int, fence), ${detail} FROM idempotency_keys WHERE id = ${id}`;
+    SELECT id, ${kind}, coalesce(${fence ?? null}::int, fence), ${detail} FROM idempotency_keys WHERE id = ${id}`);
 }

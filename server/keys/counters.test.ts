@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, hooks } from "../test/idempotent-router";
-import { counters, type Outcome } from "./counters";
+import { counters, type Outcome } from "./index";
 
 // expired_swept is counted in sweep.test.ts, the only file that lets keys expire.
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalize, fingerprint, pickFields } from "./fingerprint";
+import { canonicalize, fingerprint, pickFields } from "./fingerprint.js";
 
 const PATH = "payments.pay";
 

@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import type { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import type { Db, Tx } from "../db";
-import { brandGuard } from "./brand";
-import { errorDetailsOf } from "./error-details";
-import { completeKey, completeKeyWith, recordProgress, type StatementWrites } from "./store";
+import { brandGuard } from "./brand.js";
+import type { KeyDb } from "./db.js";
+import { deriveKey } from "./derived-key.js";
+import { errorDetailsOf } from "./error-details.js";
+import { completeKey, completeKeyWith, recordProgress, type StatementWrites } from "./store.js";
 
 const LEASE_LOST = Symbol.for("idempotent-checkout.idempotency.LeaseLostError");
 
@@ -42,12 +42,12 @@ export function storedError(error: TRPCError): { status: number; body: StoredRes
  * transaction in which the business writes and the key's completion commit together. Every
  * transaction is fenced by the attempt's token, so a stale owner's writes roll back.
  */
-export class KeyOwner {
+export class KeyOwner<TTx = unknown> {
   /** Set once the key is completed through complete() or fail(). */
   completed: { data: unknown } | { error: TRPCError } | null = null;
 
   constructor(
-    private readonly prisma: Db,
+    private readonly db: KeyDb<TTx>,
     readonly keyId: bigint,
     readonly fence: number,
     private point: string,
@@ -79,71 +79,63 @@ export class KeyOwner {
   }
 
   /** One transaction: fn's writes, then the new recovery point (which also renews the lease). */
-  async atomicPhase<T>(nextRecoveryPoint: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const result = await this.prisma.$transaction(
+  async atomicPhase<T>(nextRecoveryPoint: string, fn: (tx: TTx) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(
       async (tx) => {
         const value = await fn(tx);
-        if (!(await recordProgress(tx, this.keyId, this.fence, nextRecoveryPoint)))
+        if (!(await recordProgress(this.db, tx, this.keyId, this.fence, nextRecoveryPoint)))
           throw new LeaseLostError();
         return value;
       },
-      { timeout: this.transactionTimeoutMs },
+      { timeoutMs: this.transactionTimeoutMs },
     );
     this.point = nextRecoveryPoint;
     return result;
   }
 
   /** The last phase: fn's writes and the key's completion with fn's result commit together. */
-  async complete<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const data = await this.prisma.$transaction(
+  async complete<T>(fn: (tx: TTx) => Promise<T>): Promise<T> {
+    const data = await this.db.transaction(
       async (tx) => {
         const value = toJson(await fn(tx));
         const body = JSON.stringify({ data: value } satisfies StoredResponse);
-        if (!(await completeKey(tx, this.keyId, this.fence, 200, body))) throw new LeaseLostError();
+        if (!(await completeKey(this.db, tx, this.keyId, this.fence, 200, body))) throw new LeaseLostError();
         return value;
       },
-      { timeout: this.transactionTimeoutMs },
+      { timeoutMs: this.transactionTimeoutMs },
     );
     this.completed = { data };
     return data as T;
   }
 
   /**
-   * The last phase as one statement: the handler's writes (data-modifying CTEs, known before
-   * they run) and the key's completion with `data` commit together in one round trip.
+   * The last phase as one statement: the handler's writes (data-modifying CTEs and requirements
+   * added to the statement builder, known before they run) and the key's completion with `data`
+   * commit together in one round trip. A failed requirement throws a RequirementFailedError
+   * (`isRequirementFailure`); a fenced one, or a lost fence, a LeaseLostError.
    */
   async completeWith<T>(writes: StatementWrites, data: T): Promise<T> {
     const value = toJson(data);
     const body = JSON.stringify({ data: value } satisfies StoredResponse);
-    if (!(await completeKeyWith(this.prisma, this.keyId, this.fence, 200, body, writes)))
+    if (!(await completeKeyWith(this.db, this.keyId, this.fence, 200, body, writes)))
       throw new LeaseLostError();
     this.completed = { data: value };
     return value as T;
   }
 
   /** A business outcome that is an error (a declined card): stored and replayed like a success. */
-  async fail(error: TRPCError, fn?: (tx: Tx) => Promise<unknown>): Promise<never> {
+  async fail(error: TRPCError, fn?: (tx: TTx) => Promise<unknown>): Promise<never> {
     const { status, body } = storedError(error);
-    await this.prisma.$transaction(
+    await this.db.transaction(
       async (tx) => {
         await fn?.(tx);
-        if (!(await completeKey(tx, this.keyId, this.fence, status, JSON.stringify(body)))) {
+        if (!(await completeKey(this.db, tx, this.keyId, this.fence, status, JSON.stringify(body)))) {
           throw new LeaseLostError();
         }
       },
-      { timeout: this.transactionTimeoutMs },
+      { timeoutMs: this.transactionTimeoutMs },
     );
     this.completed = { error };
     throw error;
   }
-}
-
-/**
- * The downstream key for `purpose` of the key `keyId` in `scope` (account and client key): the
- * key row's id first, so new keys sort after old ones and append to the indexes that hold them
- * (ours and the provider's; decision 0046), then a digest that tells purposes and scopes apart.
- */
-export function deriveKey(scope: string, keyId: bigint, purpose: string): string {
-  const digest = createHash("sha256").update(`${scope}\n${keyId}\n${purpose}`).digest("hex");
-  return `ick_${keyId.toString(16).padStart(16, "0")}${digest.slice(0, 24)}`;
 }

@@ -1,5 +1,5 @@
-import type { Db } from "../db";
-import { errorField, logger } from "../log";
+import type { KeyDb } from "./db.js";
+import { sql } from "./sql.js";
 
 export const OUTCOMES = [
   "claimed",
@@ -35,17 +35,17 @@ class OutcomeCounters {
     return Object.fromEntries(OUTCOMES.map((o) => [o, this.totals.get(o) ?? 0])) as Record<Outcome, number>;
   }
 
-  async flush(prisma: Db): Promise<void> {
+  async flush(db: KeyDb<unknown>): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = [...this.pending];
     this.pending = new Map();
     try {
       for (const [k, n] of batch) {
         const [bucket, outcome] = k.split("|") as [string, string];
-        await prisma.$executeRaw`
+        await db.execute(sql`
           INSERT INTO idempotency_outcome_counts (bucket, outcome, count)
           VALUES (${bucket}::timestamptz, ${outcome}, ${n})
-          ON CONFLICT (bucket, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`;
+          ON CONFLICT (bucket, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`);
       }
     } catch (error) {
       for (const [k, n] of batch) this.pending.set(k, (this.pending.get(k) ?? 0) + n);
@@ -59,11 +59,16 @@ class OutcomeCounters {
  * serves requests runs it (web servers with BACKGROUND_JOBS=off included), or its counts would
  * never reach the totals that /api/metrics reads.
  */
-export function startCounterFlush(prisma: Db, everyMs = 5_000): () => Promise<void> {
+export function startCounterFlush(
+  db: KeyDb<unknown>,
+  opts: { everyMs?: number; onError?: (error: unknown) => void } = {},
+): () => Promise<void> {
   const flush = () =>
-    counters.flush(prisma).catch((error: unknown) => {
-      logger.warn({ job: "counters", err: errorField(error) }, "counter flush failed");
+    counters.flush(db).catch((error: unknown) => {
+      // A failed flush keeps its counts for the next one; the app decides whether to log it.
+      opts.onError?.(error);
     });
+  const everyMs = opts.everyMs ?? 5_000;
   const timer = setInterval(flush, everyMs);
   timer.unref();
   return async () => {
@@ -77,20 +82,21 @@ holder.idempotencyCounters ??= new OutcomeCounters();
 export const counters: OutcomeCounters = holder.idempotencyCounters;
 
 /** Totals across all processes (after flushing this one's). */
-export async function outcomeTotals(prisma: Db): Promise<Record<Outcome, number>> {
-  await counters.flush(prisma);
-  const rows = await prisma.$queryRaw<{ outcome: string; count: bigint }[]>`
-    SELECT outcome, sum(count)::bigint AS count FROM idempotency_outcome_counts GROUP BY outcome`;
+export async function outcomeTotals(db: KeyDb<unknown>): Promise<Record<Outcome, number>> {
+  await counters.flush(db);
+  const rows = await db.query<{ outcome: string; count: bigint | string }>(sql`
+    SELECT outcome, sum(count)::bigint AS count FROM idempotency_outcome_counts GROUP BY outcome`);
   const totals = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   for (const r of rows) if (r.outcome in totals) totals[r.outcome as Outcome] = Number(r.count);
   return totals;
 }
 
 /** Per-minute counts for the last `minutes` minutes, for the admin chart. */
-export async function outcomeSeries(prisma: Db, minutes = 60) {
-  await counters.flush(prisma);
-  return prisma.$queryRaw<{ bucket: Date; outcome: string; count: bigint }[]>`
+export async function outcomeSeries(db: KeyDb<unknown>, minutes = 60) {
+  await counters.flush(db);
+  const rows = await db.query<{ bucket: Date; outcome: string; count: bigint | string }>(sql`
     SELECT bucket, outcome, count FROM idempotency_outcome_counts
      WHERE bucket >= date_trunc('minute', now()) - make_interval(mins => ${minutes})
-     ORDER BY bucket`;
+     ORDER BY bucket`);
+  return rows.map((r) => ({ ...r, count: BigInt(r.count) }));
 }

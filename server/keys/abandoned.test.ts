@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
-import { backoffSeconds, findAbandonedKeys, takeOverAbandoned } from "./abandoned";
-import { claimKey, releaseKey, renewLease } from "./store";
+import { claimTestKey } from "../test/keys";
+import { backoffSeconds, findAbandonedKeys, takeOverAbandoned } from "./index";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ async function abandonedKey(
   set: { attempts: number; idleSeconds: number; point?: string; dueInSeconds?: number },
 ) {
   const key = randomUUID();
-  const row = await claimKey(db(), {
+  const row = await claimTestKey(db(), {
     accountId: account.id,
     key,
     procedure,
@@ -63,25 +63,5 @@ describe("finding abandoned keys for the completer", () => {
     expect(row?.due).toBeGreaterThan(3);
     expect(row?.due).toBeLessThanOrEqual(5);
     expect([1, 2, 3, 4, 5, 40].map((n) => backoffSeconds(backoff, n))).toEqual([5, 10, 20, 30, 30, 30]);
-  });
-});
-
-describe("the lease", () => {
-  it("is not renewed after it was released, so a late heartbeat cannot lock the key again", async () => {
-    const row = await claimKey(db(), {
-      accountId: account.id,
-      key: randomUUID(),
-      procedure: "test.renew",
-      fingerprint: "b".repeat(64),
-      requestParams: {},
-      leaseSeconds: 30,
-      ttlSeconds: 3600,
-    });
-    const id = row?.id as bigint;
-    expect(await renewLease(db(), id, 1)).toBe(true);
-    expect(await releaseKey(db(), id, 1, "boom")).toBe(true);
-    expect(await renewLease(db(), id, 1)).toBe(false);
-    const after = await db().idempotencyKey.findUniqueOrThrow({ where: { id } });
-    expect(after.lockedUntil).toBeNull();
   });
 });

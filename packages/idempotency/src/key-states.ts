@@ -1,4 +1,4 @@
-import { Prisma } from "../generated/prisma/client";
+import { type Sql, sql } from "./sql.js";
 
 /**
  * The display states of a key, defined here once (the admin, the metrics and the completer read
@@ -17,30 +17,30 @@ export type KeyState = (typeof KEY_STATES)[number];
 
 export const NEEDS_ATTENTION = { completerAttempts: 5, ageSeconds: 3600 } as const;
 
-const needsAttention = Prisma.sql`(k.recovery_point <> 'started'
+const needsAttention = sql`(k.recovery_point <> 'started'
   AND (k.completer_attempts >= ${NEEDS_ATTENTION.completerAttempts}
        OR k.created_at <= now() - make_interval(secs => ${NEEDS_ATTENTION.ageSeconds})))`;
-const leaseLive = Prisma.sql`coalesce(k.locked_until > now(), false)`;
+const leaseLive = sql`coalesce(k.locked_until > now(), false)`;
 
 /** The display state of the key row aliased `k`, by the database clock. */
-export const keyStateSql = Prisma.sql`CASE
+export const keyStateSql = sql`CASE
   WHEN k.state = 'completed' THEN CASE WHEN k.expires_at <= now() THEN 'expired' ELSE 'completed' END
   WHEN ${leaseLive} THEN 'in_progress'
   WHEN ${needsAttention} THEN 'needs_attention'
   ELSE 'abandoned' END`;
 
 /** The same states as WHERE conditions on the row aliased `k`. */
-export function keyStateCondition(state: KeyState): Prisma.Sql {
+export function keyStateCondition(state: KeyState): Sql {
   switch (state) {
     case "expired":
-      return Prisma.sql`k.state = 'completed' AND k.expires_at <= now()`;
+      return sql`k.state = 'completed' AND k.expires_at <= now()`;
     case "completed":
-      return Prisma.sql`k.state = 'completed' AND k.expires_at > now()`;
+      return sql`k.state = 'completed' AND k.expires_at > now()`;
     case "in_progress":
-      return Prisma.sql`k.state = 'in_progress' AND k.locked_until > now()`;
+      return sql`k.state = 'in_progress' AND k.locked_until > now()`;
     case "needs_attention":
-      return Prisma.sql`k.state = 'in_progress' AND NOT ${leaseLive} AND ${needsAttention}`;
+      return sql`k.state = 'in_progress' AND NOT ${leaseLive} AND ${needsAttention}`;
     case "abandoned":
-      return Prisma.sql`k.state = 'in_progress' AND NOT ${leaseLive} AND NOT ${needsAttention}`;
+      return sql`k.state = 'in_progress' AND NOT ${leaseLive} AND NOT ${needsAttention}`;
   }
 }

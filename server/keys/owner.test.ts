@@ -2,11 +2,9 @@ import { randomUUID } from "node:crypto";
 import { TRPCError } from "@trpc/server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { Prisma } from "../generated/prisma/client";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, hooks, runs } from "../test/idempotent-router";
-import { deriveKey, KeyOwner } from "./owner";
-import { claimedDerivedKey, claimStatement } from "./store";
+import { KeyOwner, keyDb } from "./index";
 
 type Input = { amount: number; note: string; fail?: "unexpected" };
 type Answer = { data?: unknown; error?: TRPCError; headers: Headers };
@@ -182,7 +180,7 @@ describe("fenced completion", () => {
 
 describe("derivedKey", () => {
   const owner = (keyId: bigint, fence: number, scope: string) =>
-    new KeyOwner(db(), keyId, fence, "started", scope, 1000);
+    new KeyOwner(keyDb(db()), keyId, fence, "started", scope, 1000);
 
   it("is stable across takeovers, different per purpose, key row and client, and reveals nothing", () => {
     const scope = "acct-1\nclient-key-123";
@@ -199,28 +197,5 @@ describe("derivedKey", () => {
     const scope = "acct-1\nclient-key-123";
     const keys = [7n, 8n, 15n, 16n, 255n, 256n, 4096n].map((id) => owner(id, 1, scope).derivedKey("charge"));
     expect(keys).toEqual([...keys].sort());
-  });
-
-  it("is what the claim's own statement derives for a first phase", async () => {
-    const account = await createTestAccount("derived");
-    const key = randomUUID();
-    const scope = `${account.id}\n${key}`;
-    const claim = {
-      accountId: account.id,
-      key,
-      procedure: "test.derived",
-      fingerprint: "f".repeat(64),
-      requestParams: {},
-      leaseSeconds: 30,
-      ttlSeconds: 60,
-    };
-    const phase = {
-      recoveryPoint: "derived",
-      ctes: Prisma.sql`derived AS (SELECT ${claimedDerivedKey(scope, "charge")} AS k)`,
-      done: Prisma.sql`true`,
-      result: Prisma.sql`(SELECT to_json(k) FROM derived)`,
-    };
-    const [row] = await db().$queryRaw<{ id: bigint; phaseResult: string }[]>(claimStatement(claim, phase));
-    expect(row?.phaseResult).toBe(deriveKey(scope, row?.id as bigint, "charge"));
   });
 });

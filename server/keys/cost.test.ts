@@ -38,7 +38,7 @@ const KINDS: [RegExp, string][] = [
   [/^\s*WITH taken AS \(\s*UPDATE idempotency_keys/, "take over"],
   [/^\s*WITH released AS/, "release"],
   [/^\s*DELETE FROM idempotency_keys/, "delete expired"],
-  [/^\s*WITH\s+settled AS \(\s*UPDATE payments/, "phase 3 + complete"],
+  [/^\s*WITH\s+settled_\d+ AS \(\s*UPDATE payments/, "phase 3 + complete"],
   [/^\s*WITH key AS [\s\S]*SELECT a\.id::text AS id, a\.handle/, "auth"],
   [/^\s*INSERT INTO "rate_limits"/, "rate limit"],
   [/^\s*INSERT INTO idem_test_effects/, "business insert"],

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
+import { MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header.js";
 
 const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
 const validKey = fc.string({ unit: printable, minLength: 1, maxLength: MAX_KEY_LENGTH });

@@ -7,9 +7,8 @@ import { closeClient, createPrismaClient, type Db } from "../db";
 import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
-import { counters } from "./counters";
-import { claimKey } from "./store";
-import { sweepExpiredKeys } from "./sweep";
+import { claimTestKey } from "../test/keys";
+import { counters, sweepExpiredKeys } from "./index";
 
 // The sweep deletes every expired key in the database, so this file has a database of its own:
 // the counts below are then exact, and other files' expired keys (the admin tests make some)
@@ -61,7 +60,7 @@ async function completedKey(account: TestAccount, key: string) {
 
 /** A key whose request is still running (or died): claimed, never completed. */
 async function inProgressKey(account: TestAccount, key: string, leaseSeconds = 600) {
-  await claimKey(prisma, {
+  await claimTestKey(prisma, {
     accountId: account.id,
     key,
     procedure: "plain",

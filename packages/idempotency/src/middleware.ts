@@ -1,29 +1,32 @@
 import { TRPCError } from "@trpc/server";
-import type { Db, Tx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
-import { brandGuard } from "./brand";
-import { counters, type Outcome } from "./counters";
-import { ErrorDetails, errorDetailsOf } from "./error-details";
-import { fingerprint, pickFields } from "./fingerprint";
-import { startHeartbeat } from "./heartbeat";
-import { isLeaseLost, KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner";
+import { brandGuard } from "./brand.js";
+import { counters, type Outcome } from "./counters.js";
+import type { KeyDb } from "./db.js";
+import { ErrorDetails, errorDetailsOf } from "./error-details.js";
+import { fingerprint, pickFields } from "./fingerprint.js";
+import { startHeartbeat } from "./heartbeat.js";
+import { isLeaseLost, KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner.js";
+import { isRequirementFailure, type Sql, StatementBuilder } from "./sql.js";
 import {
+  type ClaimedKey,
   type ClaimParams,
   claimKey,
   completeKey,
   deleteExpiredKey,
+  FIRST_PHASE_EMPTY,
   type FirstPhaseStatement,
   firstPhaseKey,
-  isFirstPhaseFailure,
   type KeyRow,
   recordFenced,
   releaseKey,
   renewLease,
   takeOverKey,
   withdrawClaim,
-} from "./store";
+} from "./store.js";
 
-export interface IdempotencyOptions<TInput> {
+export interface IdempotencyOptions<TInput, TTx = unknown, TCtx = object> {
+  /** The layer's database for a request: the app's adapter (see `KeyDb`), usually one per process. */
+  database: (ctx: TCtx) => KeyDb<TTx>;
   /**
    * The procedure's identity, declared by its owner (for example "payments.create"): stored with
    * each key and part of the fingerprint, so it must stay the same when a router is renamed or
@@ -46,7 +49,7 @@ export interface IdempotencyOptions<TInput> {
    * gone, say) the claim rolls back and runs again without it; the handler then runs the phase
    * itself and decides the outcome. The handler reads the value with `phaseResult`.
    */
-  firstPhase?: FirstPhase<TInput>;
+  firstPhase?: FirstPhase<TInput, TTx>;
   /**
    * Decides whether this new work may run at all (a rate limit, say), after the claim has told
    * new work from a replay, a 409 or a 422 (those cost nothing). It refuses by throwing; the
@@ -57,22 +60,29 @@ export interface IdempotencyOptions<TInput> {
   admit?: (ctx: { account: { id: string }; resHeaders: Headers }) => Promise<void>;
 }
 
-export interface FirstPhase<TInput> {
+export interface FirstPhase<TInput, TTx = unknown> {
   recoveryPoint: string;
+  /**
+   * Adds the phase's CTEs to `b` (the claim statement's builder) and says when it is done and
+   * what it returns. `key.isNew` holds only when the claim inserted the key: the phase's writes
+   * must require it, for the statement also runs them when it finds an existing key.
+   */
   statement(
     input: TInput,
     ctx: { account: { id: string } },
-    /**
-     * `isNew` holds only when the claim inserted the key: the phase's writes must require it,
-     * for the statement also runs them when it finds an existing key.
-     */
-    key: { id: Prisma.Sql; isNew: Prisma.Sql; derivedKey(purpose: string): Prisma.Sql },
-  ): Omit<FirstPhaseStatement, "recoveryPoint">;
+    key: ClaimedKey,
+    b: StatementBuilder,
+  ): {
+    /** Must hold when the key was inserted, else the claim rolls back and runs without the phase. */
+    done: Sql;
+    /** The phase's value for the handler (`phaseResult`), as json. */
+    result: Sql;
+  };
   /**
    * Removes what the phase wrote with the claim of key `keyId`, in the transaction that frees the
    * key after a refusal (see `admit`). Runs only when the phase ran with this attempt's claim.
    */
-  undo(tx: Tx, keyId: bigint): Promise<unknown>;
+  undo(tx: TTx, keyId: bigint): Promise<unknown>;
 }
 
 export const IDEMPOTENCY_DEFAULTS = {
@@ -93,7 +103,6 @@ export interface RequestObservation {
 }
 
 interface RequiredContext {
-  prisma: Db;
   account: { id: string };
   idempotencyKey: string;
   resHeaders: Headers;
@@ -118,7 +127,7 @@ export class StoredReplay {
 }
 
 /** ctx.idempotency in an idempotent resolver: the key's owner, or a replay to return as is. */
-export type IdempotencyHandle = KeyOwner | StoredReplay;
+export type IdempotencyHandle<TTx = unknown> = KeyOwner<TTx> | StoredReplay;
 
 export const isStoredReplay = brandGuard<StoredReplay>(STORED_REPLAY);
 
@@ -126,7 +135,8 @@ export const isStoredReplay = brandGuard<StoredReplay>(STORED_REPLAY);
  * Wraps an idempotent procedure's resolver: on a replay it returns the stored data without
  * running the handler; otherwise it runs the handler with the key's owner.
  */
-export function replayable<TOpts extends { ctx: { idempotency: IdempotencyHandle } }, TOut>(
+// biome-ignore lint/suspicious/noExplicitAny: any transaction type; Owned keeps the caller's.
+export function replayable<TOpts extends { ctx: { idempotency: IdempotencyHandle<any> } }, TOut>(
   handler: (opts: Owned<TOpts>) => TOut | Promise<TOut>,
 ): (opts: TOpts) => Promise<TOut> {
   return async (opts) => {
@@ -137,14 +147,16 @@ export function replayable<TOpts extends { ctx: { idempotency: IdempotencyHandle
 }
 
 /** The resolver's options with the key's owner in place of the handle. */
-type Owned<TOpts extends { ctx: object }> = Omit<TOpts, "ctx"> & {
-  ctx: Omit<TOpts["ctx"], "idempotency"> & { idempotency: KeyOwner };
+type Owned<TOpts extends { ctx: { idempotency: unknown } }> = Omit<TOpts, "ctx"> & {
+  ctx: Omit<TOpts["ctx"], "idempotency"> & {
+    idempotency: Exclude<TOpts["ctx"]["idempotency"], StoredReplay>;
+  };
 };
 
-interface MiddlewareArgs<R> {
-  ctx: RequiredContext;
+interface MiddlewareArgs<R, TTx, TCtx> {
+  ctx: RequiredContext & TCtx;
   input: unknown;
-  next: (opts: { ctx: { idempotency: IdempotencyHandle } }) => Promise<R>;
+  next: (opts: { ctx: { idempotency: IdempotencyHandle<TTx> } }) => Promise<R>;
 }
 
 type Seen = { keyId?: bigint; fence?: number };
@@ -159,13 +171,16 @@ type Decision =
  * and runs; a duplicate is replayed (completed), told 409 (in flight) or 422 (another request);
  * a duplicate that finds the lease expired takes the key over and resumes from its recovery point.
  */
-export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
+export function idempotent<TInput, TTx = unknown, TCtx = object>(
+  options: IdempotencyOptions<TInput, TTx, TCtx>,
+) {
   const o = { ...IDEMPOTENCY_DEFAULTS, ...options };
   return async function idempotencyMiddleware<R extends Settled>({
     ctx,
     input,
     next,
-  }: MiddlewareArgs<R>): Promise<R> {
+  }: MiddlewareArgs<R, TTx, TCtx>): Promise<R> {
+    const db = o.database(ctx);
     const params = pickFields(input, o.fields);
     const claim = {
       accountId: ctx.account.id,
@@ -177,11 +192,8 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
       ttlSeconds: o.ttlSeconds,
     };
     const scope = `${ctx.account.id}\n${ctx.idempotencyKey}`;
-    const phase = o.firstPhase && {
-      recoveryPoint: o.firstPhase.recoveryPoint,
-      ...o.firstPhase.statement(input as TInput, ctx, firstPhaseKey(scope)),
-    };
-    const decision = await decide(ctx.prisma, claim, phase);
+    const phase = o.firstPhase && firstPhaseStatement(o.firstPhase, input as TInput, ctx, scope);
+    const decision = await decide(db, claim, phase);
     const observe = (outcome: Outcome, keyId?: bigint, fence?: number) => {
       if (ctx.observation)
         ctx.observation.idempotency = {
@@ -220,8 +232,8 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
       throw new TRPCError({ code, message, cause: details ? new ErrorDetails(details) : undefined });
     }
 
-    const owner = new KeyOwner(
-      ctx.prisma,
+    const owner = new KeyOwner<TTx>(
+      db,
       decision.row.id,
       decision.fence,
       decision.recoveryPoint,
@@ -239,10 +251,10 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
     // finishes that work anyway.
     const newWork = decision.row.inserted || decision.recoveryPoint === "started";
     if (o.admit && newWork)
-      await admitOrWithdraw(ctx, o.admit, owner, ownClaimPhase(o.firstPhase, decision.row), settled);
+      await admitOrWithdraw(db, ctx, o, owner, ownClaimPhase(o.firstPhase, decision.row), settled);
     try {
       const result = await runAsOwner(
-        ctx.prisma,
+        db,
         owner,
         o.leaseSeconds,
         () => next({ ctx: { idempotency: owner } }),
@@ -262,8 +274,20 @@ export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
 
 type Settled = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
+/** The declared first phase, built into its own statement builder for the claim. */
+export function firstPhaseStatement<TInput, TTx>(
+  phase: FirstPhase<TInput, TTx>,
+  input: TInput,
+  ctx: { account: { id: string } },
+  scope: string,
+): FirstPhaseStatement {
+  const ctes = new StatementBuilder();
+  const { done, result } = phase.statement(input, ctx, firstPhaseKey(scope), ctes);
+  return { recoveryPoint: phase.recoveryPoint, ctes, done, result };
+}
+
 /** The first phase when it committed with this attempt's own claim: only then may it be undone. */
-function ownClaimPhase<TInput>(phase: FirstPhase<TInput> | undefined, row: KeyRow) {
+function ownClaimPhase<TInput, TTx>(phase: FirstPhase<TInput, TTx> | undefined, row: KeyRow) {
   return phase && row.inserted && row.phaseResult != null ? phase : undefined;
 }
 
@@ -272,20 +296,28 @@ function ownClaimPhase<TInput>(phase: FirstPhase<TInput> | undefined, row: KeyRo
  * first phase in one transaction, then rethrows the refusal. A takeover at "started" refused only
  * gives the key back: nothing was written for it.
  */
-async function admitOrWithdraw(
+async function admitOrWithdraw<TTx>(
+  db: KeyDb<TTx>,
   ctx: RequiredContext,
-  admit: NonNullable<IdempotencyOptions<unknown>["admit"]>,
-  owner: KeyOwner,
-  phase: Pick<FirstPhase<unknown>, "undo"> | undefined,
+  o: { admit?: IdempotencyOptions<unknown>["admit"]; transactionTimeoutMs: number },
+  owner: KeyOwner<TTx>,
+  phase: Pick<FirstPhase<unknown, TTx>, "undo"> | undefined,
   settled: (outcome: Outcome) => void,
 ): Promise<void> {
   try {
-    await admit(ctx);
+    await o.admit?.(ctx);
   } catch (refusal) {
     const why = refusal instanceof Error ? refusal.message : String(refusal);
     const freed = phase
-      ? await withdrawClaim(ctx.prisma, owner.keyId, owner.fence, why, (tx) => phase.undo(tx, owner.keyId))
-      : await releaseKey(ctx.prisma, owner.keyId, owner.fence, why);
+      ? await withdrawClaim(
+          db,
+          owner.keyId,
+          owner.fence,
+          why,
+          (tx) => phase.undo(tx, owner.keyId),
+          o.transactionTimeoutMs,
+        )
+      : await releaseKey(db, owner.keyId, owner.fence, why);
     if (freed) {
       counters.increment("refused");
       settled("refused");
@@ -300,9 +332,9 @@ async function admitOrWithdraw(
  * unexpected error releases the key for an immediate retry. Shared by the middleware and the
  * completer, so both treat outcomes alike. Throws LeaseLostError when the key was taken over.
  */
-export async function runAsOwner<R extends Settled>(
-  prisma: Db,
-  owner: KeyOwner,
+export async function runAsOwner<R extends Settled, TTx>(
+  db: KeyDb<TTx>,
+  owner: KeyOwner<TTx>,
   leaseSeconds: number,
   run: () => Promise<R>,
   onSettled: (outcome: Outcome) => void = () => {},
@@ -311,7 +343,7 @@ export async function runAsOwner<R extends Settled>(
     counters.increment(outcome);
     onSettled(outcome);
   };
-  const heartbeat = startHeartbeat(() => renewLease(prisma, owner.keyId, owner.fence), {
+  const heartbeat = startHeartbeat(() => renewLease(db, owner.keyId, owner.fence), {
     leaseSeconds,
     maxLifeSeconds: maxAttemptSeconds(leaseSeconds),
   });
@@ -325,7 +357,7 @@ export async function runAsOwner<R extends Settled>(
     }
     if (result.ok) {
       const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
-      await finishWith(prisma, owner, 200, { data });
+      await finishWith(db, owner, 200, { data });
       count("completed");
       return { ...result, data };
     }
@@ -334,7 +366,7 @@ export async function runAsOwner<R extends Settled>(
     if (getStatus(result.error) < 500 && retryAfter === undefined) {
       // A business outcome decided by the handler: remembered and replayed.
       const stored = storedError(result.error);
-      await finishWith(prisma, owner, stored.status, stored.body);
+      await finishWith(db, owner, stored.status, stored.body);
       count("completed");
       return result;
     }
@@ -342,12 +374,12 @@ export async function runAsOwner<R extends Settled>(
     // key back for the retry (after the time the client was told to wait, for the latter; a 5xx's
     // Retry-After is advice, and its key is free at once).
     const hold = getStatus(result.error) < 500 ? retryAfter : undefined;
-    if (await releaseKey(prisma, owner.keyId, owner.fence, result.error.message, hold)) count("released");
+    if (await releaseKey(db, owner.keyId, owner.fence, result.error.message, hold)) count("released");
     return result;
   } catch (error) {
     if (isLeaseLost(error)) {
       count("fenced");
-      await recordFenced(prisma, owner.keyId, owner.fence);
+      await recordFenced(db, owner.keyId, owner.fence);
     }
     throw error;
   } finally {
@@ -364,8 +396,8 @@ export function maxAttemptSeconds(leaseSeconds: number): number {
   return Math.max(leaseSeconds * 4, 120);
 }
 
-async function finishWith(prisma: Db, owner: KeyOwner, status: number, body: StoredResponse) {
-  if (!(await completeKey(prisma, owner.keyId, owner.fence, status, JSON.stringify(body)))) {
+async function finishWith<TTx>(db: KeyDb<TTx>, owner: KeyOwner<TTx>, status: number, body: StoredResponse) {
+  if (!(await completeKey(db, null, owner.keyId, owner.fence, status, JSON.stringify(body)))) {
     throw new LeaseLostError();
   }
 }
@@ -382,16 +414,20 @@ function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: stri
   });
 }
 
-async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseStatement): Promise<Decision> {
+async function decide(
+  db: KeyDb<unknown>,
+  claim: ClaimParams,
+  firstPhase?: FirstPhaseStatement,
+): Promise<Decision> {
   // A handful of passes covers every race: a concurrent insert our snapshot missed, an expired
   // key deleted for reuse, a takeover lost to another duplicate.
   let phase = firstPhase;
   for (let pass = 0; pass < 5; pass++) {
     let row: KeyRow | undefined;
     try {
-      row = await claimKey(prisma, claim, phase);
+      row = await claimKey(db, claim, phase);
     } catch (error) {
-      if (!phase || !isFirstPhaseFailure(error)) throw error;
+      if (!phase || !isRequirementFailure(error, FIRST_PHASE_EMPTY)) throw error;
       phase = undefined;
       continue;
     }
@@ -402,7 +438,7 @@ async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseSta
     }
     const unfinishedWork = row.state === "in_progress" && (row.leaseLive || row.recoveryPoint !== "started");
     if (row.expired && !unfinishedWork) {
-      await deleteExpiredKey(prisma, row.id);
+      await deleteExpiredKey(db, row.id);
       continue;
     }
     const seen = { keyId: row.id, fence: row.fence };
@@ -411,7 +447,7 @@ async function decide(prisma: Db, claim: ClaimParams, firstPhase?: FirstPhaseSta
       return { kind: "replay", body: JSON.parse(row.responseBody ?? "null") as StoredResponse, ...seen };
     }
     if (row.leaseLive) return { kind: "in_flight", ...seen };
-    const taken = await takeOverKey(prisma, row.id, row.fence, claim.leaseSeconds);
+    const taken = await takeOverKey(db, row.id, row.fence, claim.leaseSeconds);
     if (taken) {
       counters.increment("lease_takeover");
       return { kind: "own", row, fence: taken.fence, recoveryPoint: taken.recoveryPoint };

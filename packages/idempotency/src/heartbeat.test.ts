@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startHeartbeat } from "./heartbeat";
+import { startHeartbeat } from "./heartbeat.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

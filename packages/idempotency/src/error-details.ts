@@ -1,4 +1,4 @@
-import { brandGuard } from "./brand";
+import { brandGuard } from "./brand.js";
 
 const ERROR_DETAILS = Symbol.for("idempotent-checkout.idempotency.ErrorDetails");
 
