@@ -12,7 +12,7 @@ import {
   recordKeyEvent,
   runAsOwner,
   takeOverAbandoned,
-} from "./idempotency";
+} from "./keys";
 import { errorField, logger } from "./log";
 
 /** What became of one unfinished key a completer (or an operator's re-drive) drove. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KEY_STATES, OUTCOMES } from "../idempotency";
+import { KEY_STATES, OUTCOMES } from "../keys";
 import { ZRefund } from "../refunds";
 
 /**

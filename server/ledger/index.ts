@@ -1,9 +1,9 @@
 export {
+  bookCapture,
   ensureHouseAccounts,
   HOUSE_ACCOUNTS_MISSING,
-  ledgerLegsBooked,
   type PaymentCapture,
-  paymentCaptureSql,
+  paymentCapture,
   postPaymentCapture,
   postRefundReversal,
   type RefundReversal,

@@ -25,4 +25,11 @@ export {
   TRANSPORT_DEFAULTS,
   type TransportOptions,
 } from "./transport";
-export { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent, recordRefundEvent } from "./writer";
+export {
+  EVENT_NOT_WRITTEN,
+  type PaymentFacts,
+  paymentSucceededEvent,
+  recordPaymentEvent,
+  recordRefundEvent,
+  type SettledPaymentColumns,
+} from "./writer";

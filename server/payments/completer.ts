@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { env } from "../env";
-import { abandonedKeyStats, DEFAULT_BACKOFF, type RecoveryBackoff } from "../idempotency";
+import { abandonedKeyStats, DEFAULT_BACKOFF, type RecoveryBackoff } from "../keys";
 import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 

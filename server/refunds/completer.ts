@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { abandonedKeyStats, type RecoveryBackoff } from "../idempotency";
+import { abandonedKeyStats, type RecoveryBackoff } from "../keys";
 import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
 import {
   executeRefund,

@@ -1,7 +1,7 @@
 import { type Db, newId, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
-import { type KeyOwner, LeaseLostError } from "../idempotency";
+import { type KeyOwner, LeaseLostError } from "../keys";
 import { postRefundReversal } from "../ledger";
 import { recordRefundEvent } from "../outbox";
 import { isProviderError, type ProviderError, type ProviderRefund, type RefundProvider } from "./provider";

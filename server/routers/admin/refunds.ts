@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../../env";
-import { IDEMPOTENCY_DEFAULTS, replayable } from "../../idempotency";
+import { IDEMPOTENCY_DEFAULTS, replayable } from "../../keys";
 import { paymentProvider } from "../../payments/provider";
 import { executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
 import { adminIdempotentProcedure, router } from "../../trpc";
