@@ -18,6 +18,12 @@ export function createRegistry() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    idempotentRequests: new Counter({
+      name: "idempotent_requests_total",
+      help: "Requests to idempotent procedures by procedure and idempotency outcome (claimed, replayed, conflict_in_flight …), in this process.",
+      labelNames: ["procedure", "outcome"] as const,
+      registers,
+    }),
     outcomes: new Counter({
       name: "idempotency_outcomes_total",
       help: "Idempotency outcomes, summed across processes (the same value from every instance).",

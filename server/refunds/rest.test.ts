@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "../env";
 import { openApiDocument } from "../http/openapi";
+import { handleRestRequest } from "../http/rest-handler";
+import { createRegistry } from "../metrics/registry";
+import { appRouter } from "../root";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { refundBooks } from "../test/refunds";
 import {
@@ -138,4 +141,32 @@ it("the OpenAPI document describes POST /refunds with its key header and problem
   expect(Object.keys(op?.responses ?? {})).toEqual(
     expect.arrayContaining(["200", "400", "401", "404", "409", "422", "503"]),
   );
+});
+
+it("counts a refund's idempotency outcomes on their own, per procedure, in /api/metrics", async () => {
+  const registry = createRegistry();
+  const payment = await paidPayment(1);
+  const key = newKey();
+  const send = (amountMinor: number) =>
+    handleRestRequest(
+      new Request("http://localhost/api/v1/refunds", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${admin}`,
+          "idempotency-key": key,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ paymentId: payment.id, amountMinor, reason }),
+      }),
+      appRouter,
+      { metrics: registry, provider: stack.provider.client },
+    );
+  expect((await send(100)).status).toBe(200);
+  expect((await send(100)).status).toBe(200);
+  expect((await send(101)).status).toBe(422);
+  const text = await registry.registry.metrics();
+  for (const outcome of ["completed", "replayed", "fingerprint_mismatch"])
+    expect(text).toContain(
+      `idempotent_requests_total{procedure="rest:admin.refunds.create",outcome="${outcome}"} 1`,
+    );
 });
