@@ -90,6 +90,21 @@ describe("refunds of one payment never total more than it captured", () => {
     });
   });
 
+  it("refuses to decide under REPEATABLE READ, whose snapshot would predate the payment's lock", async () => {
+    const paid = await paidPayment(account, provider.client);
+    await withClient(async (c) => {
+      await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      await expect(insertRefund(c, paid.paymentId, 1)).rejects.toMatchObject({
+        code: "23514",
+        constraint: "refunds_within_captured",
+      });
+      await c.query("ROLLBACK");
+      await c.query("BEGIN ISOLATION LEVEL SERIALIZABLE");
+      await insertRefund(c, paid.paymentId, 1);
+      await c.query("COMMIT");
+    });
+  });
+
   it("refuses a refund of a payment that did not succeed", async () => {
     const payment = await declinedPayment(account, provider.client);
     await withClient(async (c) => {

@@ -151,6 +151,51 @@ describe("admin.refunds.create", () => {
     });
   });
 
+  it("beyond what is left only because another refund is pending: not stored, Retry-After; final once it settles", async () => {
+    const paid = await paidPayment(account, provider.client);
+    const slow = refund(
+      newKey(),
+      { paymentId: paid.paymentId, amountMinor: paid.amount - 1000, reason },
+      provider.client,
+      {
+        "x-provider-fault": "latency=800",
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const key = newKey();
+    const meanwhile = await refund(
+      key,
+      { paymentId: paid.paymentId, amountMinor: 2000, reason },
+      provider.client,
+    );
+    expect(meanwhile).toMatchObject({ ok: false, error: { code: "UNPROCESSABLE_CONTENT" } });
+    expect(meanwhile.headers.get("retry-after")).toBe("1");
+    if (!meanwhile.ok)
+      expect(errorDetailsOf(meanwhile.error)?.details).toMatchObject({
+        refundableMinor: 1000,
+        pendingMinor: paid.amount - 1000,
+      });
+    expect(await slow).toMatchObject({ ok: true });
+    await new Promise((r) => setTimeout(r, 1100));
+    // Not stored: the same key is decided again, now for good.
+    const after = await refund(
+      key,
+      { paymentId: paid.paymentId, amountMinor: 2000, reason },
+      provider.client,
+    );
+    expect(after).toMatchObject({ ok: false, error: { code: "UNPROCESSABLE_CONTENT" } });
+    expect([after.headers.get("retry-after"), after.headers.get("idempotent-replayed")]).toEqual([
+      null,
+      null,
+    ]);
+    const replay = await refund(
+      key,
+      { paymentId: paid.paymentId, amountMinor: 2000, reason },
+      provider.client,
+    );
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
   it("a payment that did not succeed is not refundable (422); an unknown payment is 404; both stored", async () => {
     const payment = await declinedPayment(account, provider.client);
     const refused = await refund(
