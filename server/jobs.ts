@@ -7,7 +7,7 @@ import { completeAbandonedPayments, completerOptions } from "./payments/complete
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
 import { runReconciliation } from "./payments/reconciler";
 import { startReceiptsConsumer } from "./receipts";
-import { asRefundProvider, completeAbandonedRefunds } from "./refunds";
+import { completeAbandonedRefunds } from "./refunds";
 
 interface Job {
   name: string;
@@ -34,8 +34,7 @@ export function startBackgroundJobs(
     {
       name: "refund completer",
       everyMs: 2_000,
-      run: () =>
-        completeAbandonedRefunds({ prisma, provider: asRefundProvider(provider) }, completerOptions()),
+      run: () => completeAbandonedRefunds({ prisma, provider }, completerOptions()),
     },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
     {

@@ -6,7 +6,7 @@ import { domainErrors } from "../../errors";
 import { findKey, MAX_KEY_LENGTH } from "../../idempotency";
 import { completerOptions, redrivePayment } from "../../payments/completer";
 import { paymentProvider } from "../../payments/provider";
-import { asRefundProvider, REFUND_PROCEDURE, redriveRefund } from "../../refunds";
+import { REFUND_PROCEDURE, redriveRefund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 import { chargeLookups } from "./charges";
@@ -70,7 +70,7 @@ async function redrive(ctx: Context, rowId: string) {
   // Each key is driven by its own procedure's phases.
   const outcome =
     procedure === REFUND_PROCEDURE
-      ? await redriveRefund({ prisma: ctx.prisma, provider: asRefundProvider(provider) }, id, {
+      ? await redriveRefund({ prisma: ctx.prisma, provider }, id, {
           ...completerOptions(),
           by: "admin",
         })

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "../../env";
 import { IDEMPOTENCY_DEFAULTS, replayable } from "../../idempotency";
 import { paymentProvider } from "../../payments/provider";
-import { asRefundProvider, executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
+import { executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
 import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
 import { audited } from "./audited";
@@ -63,7 +63,7 @@ export const adminRefundsRouter = router({
       replayable(({ ctx, input }) =>
         audited(ctx, "refunds.create", `payment ${input.paymentId}`, () =>
           executeRefund(
-            { prisma: ctx.prisma, provider: asRefundProvider(ctx.provider ?? paymentProvider()) },
+            { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
             ctx.idempotency,
             input,
             {
