@@ -49,7 +49,11 @@ export function RefundForm({
       return;
     }
     setInvalid(null);
-    void refunder.refund({ paymentId, amountMinor, reason: reason.trim() }).then(() => router.refresh());
+    void refunder.refund({ paymentId, amountMinor, reason: reason.trim() }).then((outcome) => {
+      // Another refund needs its own reason: a press after this one finished is not taken as it.
+      if (outcome.kind === "succeeded") setReason("");
+      router.refresh();
+    });
   }
 
   return (
