@@ -128,9 +128,12 @@ export interface FailedCall {
 /**
  * The part every operation shares: no status (the request failed, timed out, or its answer was
  * unreadable, say a proxy's HTML 502) and 5xx are retried; a 409 with Retry-After (our key in
- * flight) is retried after it. Anything else is handed to `decide`.
+ * flight) is retried after it. Anything else is handed to `decide`, which names the outcome, or
+ * answers RETRY_AFTER for a refusal the server says may change (retried after its Retry-After).
  */
-export function classifyWith<O>(decide: (failed: FailedCall) => O) {
+export const RETRY_AFTER = Symbol("retry after");
+
+export function classifyWith<O>(decide: (failed: FailedCall) => O | typeof RETRY_AFTER) {
   return (error: unknown, now: number): Verdict<O> => {
     const e = (typeof error === "object" && error !== null ? error : {}) as ClientErrorShape;
     const status = e.data?.httpStatus;
@@ -139,15 +142,16 @@ export function classifyWith<O>(decide: (failed: FailedCall) => O) {
     if (status >= 500) return { kind: "retry", reason: "server", retryAfterMs };
     if (status === 409 && retryAfterMs !== null) return { kind: "retry", reason: "in_flight", retryAfterMs };
     const details = e.data?.details ?? {};
-    return {
-      kind: "stop",
-      outcome: decide({
-        status,
-        retryAfterMs,
-        message: e.message || undefined,
-        text: (name) => (typeof details[name] === "string" ? (details[name] as string) : null),
-        number: (name) => (typeof details[name] === "number" ? (details[name] as number) : null),
-      }),
-    };
+    const outcome = decide({
+      status,
+      retryAfterMs,
+      message: e.message || undefined,
+      text: (name) => (typeof details[name] === "string" ? (details[name] as string) : null),
+      number: (name) => (typeof details[name] === "number" ? (details[name] as number) : null),
+    });
+    if (outcome === RETRY_AFTER && retryAfterMs !== null)
+      return { kind: "retry", reason: "in_flight", retryAfterMs };
+    if (outcome === RETRY_AFTER) return { kind: "retry", reason: "server", retryAfterMs: null };
+    return { kind: "stop", outcome };
   };
 }

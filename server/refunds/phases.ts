@@ -160,6 +160,10 @@ async function createPendingRefund(
   request: RefundRequest,
   createdBy: string,
 ): Promise<TrackedRefund> {
+  // The lock first, in a statement of its own: a statement's snapshot is taken before it waits
+  // for a lock, so sums read in the locking statement would miss refunds committed meanwhile
+  // (the trigger then refused the insert and the answer was a 500, not the 422 below).
+  await tx.$queryRaw`SELECT 1 FROM payments WHERE id = ${request.paymentId}::uuid FOR UPDATE`;
   const [payment] = await tx.$queryRaw<
     {
       id: string;

@@ -96,6 +96,22 @@ describe("createRefunder", () => {
     expect(keys).toEqual(["key-1", "key-2"]);
   });
 
+  it("beyond what is left while another refund is pending (422 + Retry-After) waits, then takes the final answer", async () => {
+    const steps = [
+      httpError(422, "X", {
+        retryAfter: "1",
+        details: { reason: "refund_exceeds_captured", refundableMinor: 0 },
+      }),
+      httpError(422, "X", { details: { reason: "refund_exceeds_captured", refundableMinor: 200 } }),
+    ];
+    const { refunder, keys, sleeps } = harness(async () => {
+      throw steps.shift();
+    });
+    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "refused", refundableMinor: 200 });
+    expect(keys).toEqual(["key-1", "key-1"]);
+    expect(sleeps).toEqual([1000]);
+  });
+
   it("a key used for another request (422 without a reason) is rejected with a message saying so", async () => {
     const { refunder } = harness(async () => {
       throw httpError(422, "X", {

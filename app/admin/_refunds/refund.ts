@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { type IntentFactory, type IntentStorage, intentStore } from "../../_keyed/intent-store";
-import { type Answers, classifyWith, type RetryDeps, sendWithRetries } from "../../_keyed/retry";
+import { type Answers, classifyWith, RETRY_AFTER, type RetryDeps, sendWithRetries } from "../../_keyed/retry";
 import { createRunner, IDLE as IDLE_STATE, type RunState } from "../../_keyed/runner";
 
 export interface TRefundInput {
@@ -52,32 +52,37 @@ export type RefundOutcome =
   | { kind: "rejected"; httpStatus: number; message: string }
   | { kind: "unconfirmed"; message: string };
 
-export const classifyRefundFailure = classifyWith<RefundOutcome>(({ status, message, text, number }) => {
-  if (status === 401) {
-    return {
-      kind: "signed_out",
-      message: "Your admin session ended. Sign in again: the refund resumes with the same key.",
-    };
-  }
-  const reason = text("reason");
-  if (reason !== null) {
-    return {
-      kind: "refused",
-      reason,
-      message: message ?? "The refund was refused.",
-      refundableMinor: number("refundableMinor"),
-    };
-  }
-  if (status === 422) {
-    return {
-      kind: "rejected",
-      httpStatus: status,
-      message:
-        "This refund attempt clashed with an earlier one (its key was already used for a different request), so it was not processed. Press Refund to start a new attempt.",
-    };
-  }
-  return { kind: "rejected", httpStatus: status, message: message ?? "The refund was refused." };
-});
+export const classifyRefundFailure = classifyWith<RefundOutcome>(
+  ({ status, retryAfterMs, message, text, number }) => {
+    if (status === 401) {
+      return {
+        kind: "signed_out",
+        message: "Your admin session ended. Sign in again: the refund resumes with the same key.",
+      };
+    }
+    const reason = text("reason");
+    // Beyond what is left while another refund of the payment is still pending: not stored, and it
+    // may yet fit if that one fails. The answer after the wait is the final one.
+    if (reason === "refund_exceeds_captured" && retryAfterMs !== null) return RETRY_AFTER;
+    if (reason !== null) {
+      return {
+        kind: "refused",
+        reason,
+        message: message ?? "The refund was refused.",
+        refundableMinor: number("refundableMinor"),
+      };
+    }
+    if (status === 422) {
+      return {
+        kind: "rejected",
+        httpStatus: status,
+        message:
+          "This refund attempt clashed with an earlier one (its key was already used for a different request), so it was not processed. Press Refund to start a new attempt.",
+      };
+    }
+    return { kind: "rejected", httpStatus: status, message: message ?? "The refund was refused." };
+  },
+);
 
 const REFUND_ANSWERS: Answers<TRefund, RefundOutcome> = {
   succeeded: (refund) => ({ kind: "succeeded", refund }),
