@@ -78,15 +78,18 @@ export async function refundUntilSettled(
   input: RefundInput,
   provider: PaymentProvider,
   maxAttempts = 60,
-): Promise<RefundOutcome & { attempts: number }> {
+): Promise<RefundOutcome & { attempts: number; seen: string[] }> {
+  // Every error code answered on the way, so a test can tell a 5xx retried away from none.
+  const seen: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const outcome = await refund(key, input, provider);
+    if (!outcome.ok) seen.push(outcome.error.code);
     const retryable =
       !outcome.ok &&
       (outcome.error.code === "SERVICE_UNAVAILABLE" ||
         outcome.error.code === "INTERNAL_SERVER_ERROR" ||
         outcome.headers.has("retry-after"));
-    if (!retryable || attempt >= maxAttempts) return { ...outcome, attempts: attempt };
+    if (!retryable || attempt >= maxAttempts) return { ...outcome, attempts: attempt, seen };
     await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
   }
 }
