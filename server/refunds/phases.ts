@@ -270,9 +270,10 @@ async function refusalOf(prisma: Db, request: RefundRequest, error: unknown) {
   return undefined;
 }
 
+/** The refunds trigger's refusals that have an answer of their own (decision 0112). */
 const REFUSALS = ["refunds_within_captured", "refunds_payment_succeeded"] as const;
 
-function databaseRefusal(error: unknown): (typeof REFUSALS)[number] | undefined {
+export function databaseRefusal(error: unknown): (typeof REFUSALS)[number] | undefined {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
