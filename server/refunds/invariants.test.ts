@@ -6,7 +6,7 @@ import { createTestAccount, directTestDatabaseUrl, type TestAccount } from "../t
 import { newKey } from "../test/payments";
 import { declinedPayment, paidPayment, refund } from "../test/refunds";
 import { it, type TestProvider } from "../test/vitest";
-import { databaseRefusal } from "./phases";
+import { databaseRefusal } from "./refusals";
 
 /**
  * The database's own refusals, with the application bypassed: raw statements on connections of
