@@ -86,6 +86,33 @@ test("a double click on Refund (and three more presses with the button re-enable
   );
 });
 
+test("the shopper's order page lists the refund, and its refund receipt once issued", async ({
+  browser,
+  request,
+}, testInfo) => {
+  const payment = await paidOrder(request);
+  const refund = await request.post("/api/v1/refunds", {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "idempotency-key": randomUUID() },
+    data: { paymentId: payment.paymentId, amountMinor: 600, reason: "wrong size" },
+  });
+  expect(refund.status(), await refund.text()).toBe(200);
+  // The shopper's own browser, not the operator's.
+  const shopper = await browser.newContext({ baseURL: testInfo.project.use.baseURL });
+  const page = await shopper.newPage();
+  await page.goto("/signin");
+  await page.getByRole("button", { name: "Alice Martin" }).click();
+  await expect(page.getByText(/^Signed in as /)).toBeVisible();
+  await expect(async () => {
+    await page.goto(`/checkout?order=${payment.orderId}`);
+    await expect(page.getByTestId("shopper-refund")).toContainText("receipt", { timeout: 2_000 });
+  }).toPass(OUTCOME);
+  await expect(page.getByTestId("shopper-refund")).toHaveCount(1);
+  await expect(page.getByTestId("shopper-refund")).toContainText("wrong size");
+  await expect(page.getByTestId("shopper-refund")).toContainText(money(600));
+  await expect(page.getByTestId("refunded-total")).toHaveText(money(600));
+  await shopper.close();
+});
+
 test("a lost response is retried with the same key and shows the refund made the first time", async ({
   page,
   request,
