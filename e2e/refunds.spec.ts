@@ -84,6 +84,16 @@ test("a double click on Refund (and three more presses with the button re-enable
   await expect(form.getByLabel(/^Amount to refund/)).toHaveValue(
     ((payment.amountMinor - 500) / 100).toFixed(2),
   );
+
+  // The refund's key in the admin's key list, by its procedure, and its page naming the refund.
+  const key = refunds.keys()[0] ?? "";
+  await page.goto(`/admin/keys?q=${key}`);
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: key }) });
+  await expect(row.getByText("refunds.create")).toBeVisible();
+  await expect(row.getByText("completed", { exact: true })).toBeVisible();
+  await row.getByRole("link", { name: key }).click();
+  await expect(page.getByRole("heading", { name: "Refund", exact: true })).toBeVisible();
+  await expect(page.getByText(refund?.id ?? "no refund", { exact: true })).toBeVisible();
 });
 
 test("the shopper's order page lists the refund, and its refund receipt once issued", async ({
