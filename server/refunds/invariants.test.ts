@@ -6,6 +6,7 @@ import { createTestAccount, directTestDatabaseUrl, type TestAccount } from "../t
 import { newKey } from "../test/payments";
 import { declinedPayment, paidPayment, refund } from "../test/refunds";
 import { it, type TestProvider } from "../test/vitest";
+import { databaseRefusal } from "./refusals";
 
 /**
  * The database's own refusals, with the application bypassed: raw statements on connections of
@@ -202,5 +203,28 @@ describe("a refund's reversal in the ledger", () => {
       );
       await expect(c.query("COMMIT")).rejects.toMatchObject({ code: "23514" });
     });
+  });
+});
+
+describe("the app reads the trigger's refusal by its code", () => {
+  it("through Prisma's adapter and its transaction, as phase 1 meets it", async () => {
+    const paid = await paidPayment(account, provider.client);
+    const declined = await declinedPayment(account, provider.client);
+    const attempt = (paymentId: string, amount: number) =>
+      db()
+        .$transaction(
+          (tx) =>
+            tx.$executeRaw`
+            INSERT INTO refunds (id, payment_id, account_id, amount_minor, currency, reason, provider_key, created_by)
+            SELECT ${randomUUID()}::uuid, p.id, p.account_id, ${amount}::int, p.currency, 'raw', ${`raw_${randomUUID()}`}, 'raw'
+              FROM payments p WHERE p.id = ${paymentId}::uuid`,
+        )
+        .then(
+          () => "inserted",
+          (error: unknown) => databaseRefusal(error) ?? "unrecognised",
+        );
+    expect(await attempt(paid.paymentId, paid.amount + 1)).toBe("refunds_within_captured");
+    expect(await attempt(declined.id, 1)).toBe("refunds_payment_succeeded");
+    expect(await attempt(paid.paymentId, 1)).toBe("inserted");
   });
 });
