@@ -84,6 +84,43 @@ test("a double click on Refund (and three more presses with the button re-enable
   await expect(form.getByLabel(/^Amount to refund/)).toHaveValue(
     ((payment.amountMinor - 500) / 100).toFixed(2),
   );
+
+  // The refund's key in the admin's key list, by its procedure, and its page naming the refund.
+  const key = refunds.keys()[0] ?? "";
+  await page.goto(`/admin/keys?q=${key}`);
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: key }) });
+  await expect(row.getByText("refunds.create")).toBeVisible();
+  await expect(row.getByText("completed", { exact: true })).toBeVisible();
+  await row.getByRole("link", { name: key }).click();
+  await expect(page.getByRole("heading", { name: "Refund", exact: true })).toBeVisible();
+  await expect(page.getByText(refund?.id ?? "no refund", { exact: true })).toBeVisible();
+});
+
+test("the shopper's order page lists the refund, and its refund receipt once issued", async ({
+  browser,
+  request,
+}, testInfo) => {
+  const payment = await paidOrder(request);
+  const refund = await request.post("/api/v1/refunds", {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "idempotency-key": randomUUID() },
+    data: { paymentId: payment.paymentId, amountMinor: 600, reason: "wrong size" },
+  });
+  expect(refund.status(), await refund.text()).toBe(200);
+  // The shopper's own browser, not the operator's.
+  const shopper = await browser.newContext({ baseURL: testInfo.project.use.baseURL });
+  const page = await shopper.newPage();
+  await page.goto("/signin");
+  await page.getByRole("button", { name: "Alice Martin" }).click();
+  await expect(page.getByText(/^Signed in as /)).toBeVisible();
+  await expect(async () => {
+    await page.goto(`/checkout?order=${payment.orderId}`);
+    await expect(page.getByTestId("shopper-refund")).toContainText("receipt", { timeout: 2_000 });
+  }).toPass(OUTCOME);
+  await expect(page.getByTestId("shopper-refund")).toHaveCount(1);
+  await expect(page.getByTestId("shopper-refund")).toContainText("wrong size");
+  await expect(page.getByTestId("shopper-refund")).toContainText(money(600));
+  await expect(page.getByTestId("refunded-total")).toHaveText(money(600));
+  await shopper.close();
 });
 
 test("a lost response is retried with the same key and shows the refund made the first time", async ({
