@@ -58,8 +58,9 @@ test("admin sign-in: the token opens an httpOnly session, a wrong one does not, 
   await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/admin$/);
-  await expect(page.getByRole("figure", { name: /Idempotency outcomes per minute/ })).toBeVisible();
-  await expect(page.getByRole("img", { name: /^Claimed: \d+ in the last hour/ })).toBeVisible();
+  const outcomes = page.getByRole("figure", { name: /Idempotency outcomes per minute/ });
+  await expect(outcomes).toBeVisible();
+  await expect(outcomes.getByRole("img", { name: /^Claimed: \d+ in the last hour/ })).toBeVisible();
   const cookie = (await context.cookies()).find((c) => c.name === "checkout_admin");
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
   expect(await page.evaluate(() => document.cookie)).not.toContain("checkout_admin");

@@ -94,6 +94,11 @@ test("a double click on Refund (and three more presses with the button re-enable
   await row.getByRole("link", { name: key }).click();
   await expect(page.getByRole("heading", { name: "Refund", exact: true })).toBeVisible();
   await expect(page.getByText(refund?.id ?? "no refund", { exact: true })).toBeVisible();
+
+  // The overview charts refunds apart from payments: its own strip of outcomes, the claim counted.
+  await page.goto("/admin");
+  const chart = page.getByRole("figure", { name: /^Outcomes of refunds\.create per minute/ });
+  await expect(chart.getByRole("img", { name: /^Claimed: [1-9]\d* in the last hour/ })).toBeVisible();
 });
 
 test("the shopper's order page lists the refund, and its refund receipt once issued", async ({

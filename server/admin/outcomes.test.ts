@@ -5,10 +5,10 @@ import { CHART_OUTCOMES } from "./outcomes";
 
 const MINUTE = 60_000;
 
-async function addCount(bucket: Date, outcome: string, n: number) {
+async function addCount(bucket: Date, outcome: string, n: number, procedure = "payments.create") {
   await db().$executeRaw`
-    INSERT INTO idempotency_outcome_counts (bucket, outcome, count) VALUES (${bucket.toISOString()}::timestamptz, ${outcome}, ${n})
-    ON CONFLICT (bucket, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`;
+    INSERT INTO idempotency_outcome_counts (bucket, procedure, outcome, count) VALUES (${bucket.toISOString()}::timestamptz, ${procedure}, ${outcome}, ${n})
+    ON CONFLICT (bucket, procedure, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`;
 }
 
 describe("admin.outcomes.chart", () => {
@@ -33,5 +33,23 @@ describe("admin.outcomes.chart", () => {
     expect(released(after)?.points[index]).toBe(was + 7);
     // Three hours ago is outside the chart, so the hour's total grew by exactly the 7.
     expect((released(after)?.total ?? 0) - (released(before)?.total ?? 0)).toBe(7);
+  });
+
+  it("shows each procedure's outcomes apart, and all of them summed", async () => {
+    const admin = adminCaller();
+    const procedure = `test.procedure.${Date.now()}`;
+    const before = await admin.admin.outcomes.chart();
+    const thisMinute = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    await addCount(thisMinute, "claimed", 5, procedure);
+    const own = await admin.admin.outcomes.chart({ procedure });
+    const all = await admin.admin.outcomes.chart();
+    const claimed = (c: typeof own) => c.series.find((s) => s.outcome === "claimed")?.total ?? 0;
+    expect(own.procedure).toBe(procedure);
+    expect(claimed(own)).toBe(5);
+    expect(all.procedure).toBeNull();
+    expect(all.procedures).toContain(procedure);
+    expect(claimed(all) - claimed(before)).toBeGreaterThanOrEqual(5);
+    const other = await admin.admin.outcomes.chart({ procedure: `${procedure}.other` });
+    expect(claimed(other)).toBe(0);
   });
 });

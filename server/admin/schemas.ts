@@ -210,6 +210,10 @@ export const ZOutcomeChart = z.object({
   /** The first minute shown; `points[i]` counts the minute starting `i` minutes later. */
   start: ZInstant,
   minutes: z.number().int(),
+  /** The procedure charted (payments.create, refunds.create), or null: all of them summed. */
+  procedure: z.string().nullable(),
+  /** The procedures with counts in the window. */
+  procedures: z.array(z.string()),
   series: z.array(
     z.object({ outcome: ZOutcome, points: z.array(z.number().int()), total: z.number().int() }),
   ),

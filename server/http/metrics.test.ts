@@ -62,7 +62,7 @@ describe("/api/metrics", () => {
 
   it("serves outcome counters summed in the database, key, completer and outbox gauges, and process metrics", async () => {
     const before = await (await scrape({ authorization: `Bearer ${env.METRICS_TOKEN}` })).text();
-    counters.increment("fingerprint_mismatch", 3);
+    counters.increment("fingerprint_mismatch", "", 3);
     const res = await scrape({ cookie: `${ADMIN_COOKIE}=${(await adminSession()).token}` });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);

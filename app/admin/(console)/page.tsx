@@ -16,6 +16,10 @@ export default async function AdminOverviewPage() {
     admin.reconcile.latest(),
     admin.outbox.stats(),
   ]);
+  // Each idempotent operation (payments, refunds) charted apart, below their sum.
+  const perProcedure = await Promise.all(
+    chart.procedures.map((procedure) => admin.outcomes.chart({ procedure })),
+  );
   return (
     <>
       <header className="page-head">
@@ -26,6 +30,16 @@ export default async function AdminOverviewPage() {
       <section className="card" aria-labelledby="outcomes-heading">
         <h2 id="outcomes-heading">Outcomes in the last hour</h2>
         <OutcomeChart chart={chart} />
+        {perProcedure.map((own) => (
+          <section
+            key={own.procedure}
+            aria-label={`Outcomes of ${own.procedure}`}
+            data-procedure={own.procedure}
+          >
+            <h3>{own.procedure}</h3>
+            <OutcomeChart chart={own} />
+          </section>
+        ))}
       </section>
 
       <div className="tiles">

@@ -21,10 +21,13 @@ const minuteLabel = (start: number, i: number) => new Date(start + i * 60_000).t
 export function OutcomeChart({ chart }: { chart: TOutcomeChart }) {
   const start = Date.parse(chart.start);
   const slot = WIDTH / chart.minutes;
+  const captionId = `chart-caption-${(chart.procedure ?? "all").replace(/[^a-zA-Z0-9_-]/g, "-")}`;
   return (
-    <figure className="chart" aria-labelledby="chart-caption">
-      <figcaption id="chart-caption">
-        Idempotency outcomes per minute, last {chart.minutes} minutes
+    <figure className="chart" aria-labelledby={captionId}>
+      <figcaption id={captionId}>
+        {chart.procedure === null
+          ? `Idempotency outcomes per minute, last ${chart.minutes} minutes`
+          : `Outcomes of ${chart.procedure} per minute, last ${chart.minutes} minutes`}
       </figcaption>
       <ul className="chart-rows">
         {chart.series.map((s) => {

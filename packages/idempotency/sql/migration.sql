@@ -61,12 +61,14 @@ CREATE INDEX "idempotency_key_events_key_id_idx" ON "idempotency_key_events"("ke
 ALTER TABLE "idempotency_key_events" ADD CONSTRAINT "idempotency_key_events_key_id_fkey" FOREIGN KEY ("key_id") REFERENCES "idempotency_keys"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Outcome counters per minute, summed across processes.
+-- Outcomes per minute and per procedure (a key's `procedure`; "" for counts without one).
 CREATE TABLE "idempotency_outcome_counts" (
     "bucket" TIMESTAMPTZ(0) NOT NULL,
+    "procedure" TEXT NOT NULL DEFAULT '',
     "outcome" TEXT NOT NULL,
     "count" BIGINT NOT NULL,
 
-    CONSTRAINT "idempotency_outcome_counts_pkey" PRIMARY KEY ("bucket","outcome")
+    CONSTRAINT "idempotency_outcome_counts_pkey" PRIMARY KEY ("bucket","procedure","outcome")
 );
 
 -- A statement built of several parts rolls itself back when a write it depends on matched nothing

@@ -24,6 +24,8 @@ export interface AbandonedCandidate {
   createdAt: Date;
   /** Where the key's attempts got to: "started" when none began its work. */
   recoveryPoint: string;
+  /** The procedure that claimed the key: its outcomes are counted under it. */
+  procedure: string;
 }
 
 /** The completer's schedule: it never gives up, it only waits longer, up to a cap. */
@@ -42,7 +44,7 @@ export function backoffSeconds(b: RecoveryBackoff, completerAttempts: number): n
 
 const CANDIDATE_COLUMNS =
   raw(`id, fence, account_id::text AS "accountId", key, request_params AS "requestParams",
-  lease_seconds AS "leaseSeconds", created_at AS "createdAt", recovery_point AS "recoveryPoint"`);
+  lease_seconds AS "leaseSeconds", created_at AS "createdAt", recovery_point AS "recoveryPoint", procedure`);
 
 const candidate = (r: AbandonedCandidate): AbandonedCandidate => ({ ...r, id: BigInt(r.id) });
 
@@ -91,7 +93,7 @@ export async function takeOverAbandoned<TTx>(
     backoffSeconds: (n) => backoffSeconds(backoff, n),
   });
   if (!won) return null;
-  counters.increment("lease_takeover");
+  counters.increment("lease_takeover", c.procedure);
   return {
     owner: new KeyOwner<TTx>(
       db,
@@ -100,6 +102,8 @@ export async function takeOverAbandoned<TTx>(
       won.recoveryPoint,
       `${c.accountId}\n${c.key}`,
       IDEMPOTENCY_DEFAULTS.transactionTimeoutMs,
+      undefined,
+      c.procedure,
     ),
     accountId: c.accountId,
     requestParams: c.requestParams,

@@ -15,19 +15,30 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/** One row of the counts table: a minute, a procedure, an outcome. */
+type CountKey = readonly [bucket: string, procedure: string, outcome: Outcome];
+
 /**
- * Counted in process (no round trip on the request path) and flushed into per-minute rows, so
- * that several processes add up and the admin chart can show the last hour.
+ * Counted in process (no round trip on the request path) and flushed into per-minute rows per
+ * procedure, so that several processes add up and the admin chart can show the last hour of each
+ * idempotent operation (payments, refunds) apart.
  */
 class OutcomeCounters {
-  private pending = new Map<string, number>();
+  private pending = new Map<string, { key: CountKey; n: number }>();
   private totals = new Map<Outcome, number>();
 
-  increment(outcome: Outcome, by = 1): void {
+  /** `procedure` is the key's (IdempotencyOptions.procedure); "" when the caller has none. */
+  increment(outcome: Outcome, procedure = "", by = 1): void {
     const bucket = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
-    const k = `${bucket}|${outcome}`;
-    this.pending.set(k, (this.pending.get(k) ?? 0) + by);
+    this.add([bucket, procedure, outcome], by);
     this.totals.set(outcome, (this.totals.get(outcome) ?? 0) + by);
+  }
+
+  private add(key: CountKey, n: number): void {
+    const k = JSON.stringify(key);
+    const seen = this.pending.get(k);
+    if (seen) seen.n += n;
+    else this.pending.set(k, { key, n });
   }
 
   /** Counts seen by this process since it started. */
@@ -37,18 +48,18 @@ class OutcomeCounters {
 
   async flush(db: KeyDb<unknown>): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = [...this.pending];
+    const batch = [...this.pending.values()];
     this.pending = new Map();
     try {
-      for (const [k, n] of batch) {
-        const [bucket, outcome] = k.split("|") as [string, string];
+      for (const { key, n } of batch) {
+        const [bucket, procedure, outcome] = key;
         await db.execute(sql`
-          INSERT INTO idempotency_outcome_counts (bucket, outcome, count)
-          VALUES (${bucket}::timestamptz, ${outcome}, ${n})
-          ON CONFLICT (bucket, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`);
+          INSERT INTO idempotency_outcome_counts (bucket, procedure, outcome, count)
+          VALUES (${bucket}::timestamptz, ${procedure}, ${outcome}, ${n})
+          ON CONFLICT (bucket, procedure, outcome) DO UPDATE SET count = idempotency_outcome_counts.count + EXCLUDED.count`);
       }
     } catch (error) {
-      for (const [k, n] of batch) this.pending.set(k, (this.pending.get(k) ?? 0) + n);
+      for (const { key, n } of batch) this.add(key, n);
       throw error;
     }
   }
@@ -91,12 +102,21 @@ export async function outcomeTotals(db: KeyDb<unknown>): Promise<Record<Outcome,
   return totals;
 }
 
-/** Per-minute counts for the last `minutes` minutes, for the admin chart. */
-export async function outcomeSeries(db: KeyDb<unknown>, minutes = 60) {
+/**
+ * Per-minute counts for the last `minutes` minutes, for the admin chart, per procedure (the
+ * procedures summed when `procedure` is omitted).
+ */
+export async function outcomeSeries(db: KeyDb<unknown>, minutes = 60, procedure?: string) {
   await counters.flush(db);
-  const rows = await db.query<{ bucket: Date; outcome: string; count: bigint | string }>(sql`
-    SELECT bucket, outcome, count FROM idempotency_outcome_counts
+  const rows = await db.query<{
+    bucket: Date | string;
+    procedure: string;
+    outcome: string;
+    count: bigint | string;
+  }>(sql`
+    SELECT bucket, procedure, outcome, count FROM idempotency_outcome_counts
      WHERE bucket >= date_trunc('minute', now()) - make_interval(mins => ${minutes})
+       AND (${procedure ?? null}::text IS NULL OR procedure = ${procedure ?? null}::text)
      ORDER BY bucket`);
-  return rows.map((r) => ({ ...r, count: BigInt(r.count) }));
+  return rows.map((r) => ({ ...r, bucket: new Date(r.bucket), count: BigInt(r.count) }));
 }

@@ -204,7 +204,7 @@ export function idempotent<TInput, TTx = unknown, TCtx = object>(
     };
 
     if (decision.kind === "mismatch") {
-      counters.increment("fingerprint_mismatch");
+      counters.increment("fingerprint_mismatch", o.procedure);
       observe("fingerprint_mismatch", decision.keyId, decision.fence);
       throw new TRPCError({
         code: "UNPROCESSABLE_CONTENT",
@@ -212,12 +212,12 @@ export function idempotent<TInput, TTx = unknown, TCtx = object>(
       });
     }
     if (decision.kind === "in_flight") {
-      counters.increment("conflict_in_flight");
+      counters.increment("conflict_in_flight", o.procedure);
       observe("conflict_in_flight", decision.keyId, decision.fence);
       throw inFlight(ctx.resHeaders, o.retryAfterSeconds);
     }
     if (decision.kind === "replay") {
-      counters.increment("replayed");
+      counters.increment("replayed", o.procedure);
       observe("replayed", decision.keyId, decision.fence);
       ctx.resHeaders.set("Idempotent-Replayed", "true");
       if ("data" in decision.body) {
@@ -242,6 +242,7 @@ export function idempotent<TInput, TTx = unknown, TCtx = object>(
       decision.row.inserted && phase && decision.row.phaseResult != null
         ? { recoveryPoint: phase.recoveryPoint, value: decision.row.phaseResult }
         : undefined,
+      o.procedure,
     );
     const settled = (outcome: Outcome) => observe(outcome, decision.row.id, owner.fence);
     settled(decision.fence === decision.row.fence ? "claimed" : "lease_takeover");
@@ -319,7 +320,7 @@ async function admitOrWithdraw<TTx>(
         )
       : await releaseKey(db, owner.keyId, owner.fence, why);
     if (freed) {
-      counters.increment("refused");
+      counters.increment("refused", owner.procedure);
       settled("refused");
     }
     throw refusal;
@@ -340,7 +341,7 @@ export async function runAsOwner<R extends Settled, TTx>(
   onSettled: (outcome: Outcome) => void = () => {},
 ): Promise<R> {
   const count = (outcome: Outcome) => {
-    counters.increment(outcome);
+    counters.increment(outcome, owner.procedure);
     onSettled(outcome);
   };
   const heartbeat = startHeartbeat(() => renewLease(db, owner.keyId, owner.fence), {
@@ -433,7 +434,7 @@ async function decide(
     }
     if (!row) continue;
     if (row.inserted) {
-      counters.increment("claimed");
+      counters.increment("claimed", claim.procedure);
       return { kind: "own", row, fence: row.fence, recoveryPoint: row.recoveryPoint };
     }
     const unfinishedWork = row.state === "in_progress" && (row.leaseLive || row.recoveryPoint !== "started");
@@ -449,7 +450,7 @@ async function decide(
     if (row.leaseLive) return { kind: "in_flight", ...seen };
     const taken = await takeOverKey(db, row.id, row.fence, claim.leaseSeconds);
     if (taken) {
-      counters.increment("lease_takeover");
+      counters.increment("lease_takeover", claim.procedure);
       return { kind: "own", row, fence: taken.fence, recoveryPoint: taken.recoveryPoint };
     }
   }

@@ -55,6 +55,8 @@ export class KeyOwner<TTx = unknown> {
     private readonly transactionTimeoutMs: number,
     /** What the declared first phase returned when it committed with the claim. */
     private readonly firstPhase?: { recoveryPoint: string; value: unknown },
+    /** The procedure that claimed the key: the outcomes of this attempt are counted under it. */
+    readonly procedure = "",
   ) {}
 
   /**

@@ -16,18 +16,27 @@ export async function sweepExpiredKeys(
   const batchSize = opts.batchSize ?? 500;
   const maxBatches = opts.maxBatches ?? 20;
   let deleted = 0;
+  const byProcedure = new Map<string, number>();
   for (let i = 0; i < maxBatches; i++) {
-    const n = await db.execute(sql`
-      DELETE FROM idempotency_keys WHERE id IN (
-        SELECT id FROM idempotency_keys
-         WHERE expires_at <= now()
-           AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))
-         ORDER BY expires_at
-         LIMIT ${batchSize}
-         FOR UPDATE SKIP LOCKED)`);
+    const rows = await db.query<{ procedure: string; n: number }>(sql`
+      WITH swept AS (
+        DELETE FROM idempotency_keys WHERE id IN (
+          SELECT id FROM idempotency_keys
+           WHERE expires_at <= now()
+             AND NOT (state = 'in_progress' AND (coalesce(locked_until > now(), false) OR recovery_point <> 'started'))
+           ORDER BY expires_at
+           LIMIT ${batchSize}
+           FOR UPDATE SKIP LOCKED)
+        RETURNING procedure)
+      SELECT procedure, count(*)::int AS n FROM swept GROUP BY procedure`);
+    let n = 0;
+    for (const r of rows) {
+      n += Number(r.n);
+      byProcedure.set(r.procedure, (byProcedure.get(r.procedure) ?? 0) + Number(r.n));
+    }
     deleted += n;
     if (n < batchSize) break;
   }
-  if (deleted > 0) counters.increment("expired_swept", deleted);
+  for (const [procedure, n] of byProcedure) counters.increment("expired_swept", procedure, n);
   return deleted;
 }
