@@ -106,8 +106,7 @@ export async function findKey(prisma: Db, ref: KeyRef): Promise<KeyDetail | null
            k.request_params::text AS params, k.response_body::text AS body
       FROM idempotency_keys k WHERE ${match}`;
   if (!row) return null;
-  const events = await prisma.$queryRaw<KeyEvent[]>`
-    SELECT id, kind, fence, detail, at FROM idempotency_key_events WHERE key_id = ${row.id} ORDER BY at, id`;
+  const events = await keyHistory(prisma, row.id);
   const { params, body, ...rest } = row;
   return {
     ...rest,
@@ -115,6 +114,16 @@ export async function findKey(prisma: Db, ref: KeyRef): Promise<KeyDetail | null
     responseBody: body === null ? null : (JSON.parse(body) as unknown),
     events,
   };
+}
+
+/**
+ * A key's history, oldest first: its ordinary life read from the row (claimed, the first phase
+ * with the claim, completed) and the unusual events stored beside it (decision 0105). Derived
+ * lines have negative ids.
+ */
+export async function keyHistory(prisma: Db, keyId: bigint): Promise<KeyEvent[]> {
+  return prisma.$queryRaw<KeyEvent[]>`
+    SELECT id, kind, fence, detail, at FROM idempotency_key_history WHERE key_id = ${keyId} ORDER BY at, seq`;
 }
 
 /** How many keys are in each state. */

@@ -8,6 +8,7 @@ import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
 import { counters } from "./counters";
+import { keyHistory } from "./inspect";
 import { claimKey } from "./store";
 import { sweepExpiredKeys } from "./sweep";
 
@@ -186,10 +187,8 @@ describe("an expired key not yet swept", () => {
     expect(reused.data).toMatchObject(second);
     expect(runs.get(`${account.id}/${key}`)).toBe(2);
 
-    const fresh = await prisma.idempotencyKey.findFirstOrThrow({
-      where: { accountId: account.id, key },
-      include: { events: true },
-    });
+    const row = await prisma.idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+    const fresh = { ...row, events: await keyHistory(prisma, row.id) };
     expect(fresh.id).not.toBe(old.id);
     expect([fresh.state, fresh.fence, fresh.requestParams]).toEqual(["completed", 1, second]);
     expect(fresh.events.map((e) => e.kind).sort()).toEqual(["claimed", "completed"]);
