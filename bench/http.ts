@@ -154,6 +154,10 @@ const thisProcessCpu = () => {
  * wherever the app's code runs (the server by default).
  */
 async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Promise<Measured> {
+  // What earlier loads left to the background jobs (outbox relay, receipts) is done first, so
+  // that it is not counted here; what this load leaves is waited for before reading the counters,
+  // so that each payment is charged its own messaging.
+  await messagingDrained();
   const before = {
     server: appCpu(),
     provider: cpuMs(provider.pid),
@@ -165,6 +169,7 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
   const sampler: Sampler = startWaitSampler(dbUrl("checkout", OBSERVER));
   const sessionsBefore = await sessionsStarted();
   const r = await run();
+  await messagingDrained();
   const pgAfter = postmasterPid ? cpuMs(postmasterPid) : undefined;
   const observers = await observerPids();
   const notObserver = (m: Map<number, number>) => new Map([...m].filter(([pid]) => !observers.has(pid)));
@@ -339,6 +344,21 @@ async function conflicts(clients: number, total: number): Promise<Measured> {
   );
   await Promise.all(held);
   return m;
+}
+
+/**
+ * Waits (up to 20 s) until every outbox message is relayed and every queued delivery handled: the
+ * background work a load leaves behind. The relay and the consumer poll every 500 ms when idle.
+ */
+async function messagingDrained(): Promise<void> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    const { rows } = await admin.query(
+      `SELECT (SELECT count(*) FROM outbox_messages WHERE sent_at IS NULL)
+            + (SELECT count(*) FROM pgboss.job WHERE state < 'completed') AS n`,
+    );
+    if (Number(rows[0].n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The backends of the bench's own connections, alive now (the sampler's until it stops). */

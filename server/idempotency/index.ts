@@ -22,6 +22,7 @@ export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export {
   countKeysByState,
   findKey,
+  keyHistory,
   type KeyDetail,
   type KeyEvent,
   type KeyListFilter,
