@@ -22,12 +22,12 @@ export { canonicalize, fingerprint, pickFields } from "./fingerprint";
 export {
   countKeysByState,
   findKey,
-  keyHistory,
   type KeyDetail,
   type KeyEvent,
   type KeyListFilter,
   type KeyRef,
   type KeySummary,
+  keyHistory,
   listKeys,
 } from "./inspect";
 export { checkIdempotentCall, MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header";
