@@ -1,6 +1,7 @@
 /**
  * The one-way dependencies of docs/architecture.md, checked by `npm run lint`:
- *   app → server/http → routers → domains (payments, ledger, outbox, receipts) → idempotency, db
+ *   app → server/http → routers → domains (payments, ledger, outbox, receipts) → keys, db
+ * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
 const DOMAINS = "^server/(payments|ledger|outbox|receipts)/";
@@ -34,24 +35,40 @@ module.exports = {
     {
       name: "routers-are-above-domains",
       severity: "error",
-      comment: "Domains, the admin read model and the idempotency core never import tRPC routers.",
-      from: { path: `${DOMAINS}|^server/(admin|idempotency|db|auth)/`, pathNot: TESTS },
+      comment: "Domains, the admin read model and the idempotency binding never import tRPC routers.",
+      from: { path: `${DOMAINS}|^server/(admin|keys|db|auth)/`, pathNot: TESTS },
       to: { path: ROUTERS },
     },
     {
       name: "domains-not-to-admin",
       severity: "error",
       comment: "The admin is a read model over the domains, never the other way round.",
-      from: { path: `${DOMAINS}|^server/(idempotency|db|auth)/`, pathNot: TESTS },
+      from: { path: `${DOMAINS}|^server/(keys|db|auth)/`, pathNot: TESTS },
       to: { path: "^server/admin/" },
     },
     {
-      name: "idempotency-is-a-leaf",
+      name: "keys-binding-is-a-leaf",
       severity: "error",
       comment:
-        "server/idempotency can be copied to another tRPC + Prisma app: it imports nothing of the domains that use it.",
-      from: { path: "^server/idempotency/", pathNot: TESTS },
-      to: { path: `${DOMAINS}|^server/(admin|auth|http)/|${ROUTERS}|^server/(errors|env|jobs)\\.ts$` },
+        "server/keys binds the idempotency package to the app's db and logger: it imports nothing else of the app.",
+      from: { path: "^server/keys/", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(keys/|db/|db\\.ts$|env\\.ts$|log/|generated/)" },
+    },
+    {
+      name: "idempotency-package-through-its-entry",
+      severity: "error",
+      comment:
+        "@idempotent-checkout/idempotency is used by its name and public entry only (its exports); its files are not the app's to import.",
+      from: { pathNot: "^packages/idempotency/" },
+      to: { path: "^packages/idempotency/", pathNot: "^packages/idempotency/dist/index\\.(js|d\\.ts)$" },
+    },
+    {
+      name: "no-unresolvable",
+      severity: "error",
+      comment:
+        "An import that does not resolve: a typo, or a deep import of a package's file its `exports` do not offer.",
+      from: {},
+      to: { couldNotResolve: true },
     },
     {
       name: "db-is-a-leaf",

@@ -6,7 +6,7 @@ export async function register() {
   if (process.env.BACKGROUND_JOBS === "off" || !process.env.PAYMENT_PROVIDER_URL) {
     const [{ db }, { startCounterFlush }] = await Promise.all([
       import("./server/db"),
-      import("./server/idempotency"),
+      import("./server/keys"),
     ]);
     startCounterFlush(db());
     return;

@@ -1,6 +1,6 @@
 import { db } from "../server/db";
 import { createApiServer } from "../server/http/node-server";
-import { startCounterFlush } from "../server/idempotency";
+import { startCounterFlush } from "../server/keys";
 import { onStopSignal } from "./lib/stop-signal";
 
 // The API without Next, for integration tests that start and SIGKILL a real server process.

@@ -1,7 +1,7 @@
 import { authenticate, type Principal } from "./auth/authenticate";
 import { type Db, db } from "./db";
 import { env } from "./env";
-import type { RequestObservation } from "./idempotency";
+import type { RequestObservation } from "./keys";
 import type { PaymentProvider } from "./payments/provider";
 
 export interface Context {

@@ -154,12 +154,15 @@ const int8AsBigint = {
  * of CPU per query, measured here). A transaction client (`Tx`) has no pool of its own: its
  * statements go through the ORM, on the transaction's connection.
  */
-export async function rawQuery<T>(db: Db | Tx, statement: Prisma.Sql): Promise<T[]> {
+export async function rawQuery<T>(
+  db: Db | Tx,
+  statement: { readonly text: string; readonly values: readonly unknown[] },
+): Promise<T[]> {
   const shared = sharedPools.get(db);
-  if (!shared) return db.$queryRaw<T[]>(statement);
+  if (!shared) return db.$queryRawUnsafe<T[]>(statement.text, ...statement.values);
   const result = await shared.pool.query({
     text: statement.text,
-    values: statement.values,
+    values: [...statement.values],
     name: shared.name?.({ sql: statement.text }) || undefined,
     types: int8AsBigint,
   });

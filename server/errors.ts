@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
-import { ErrorDetails } from "./idempotency";
+import { ErrorDetails } from "./keys";
 
 // Extra fields of a domain error's answer; defined by the idempotency layer, which stores them.
-export { ErrorDetails, errorDetailsOf } from "./idempotency";
+export { ErrorDetails, errorDetailsOf } from "./keys";
 
 /**
  * Domain errors, each mapped here once to its tRPC code (and so its HTTP status). 4xx outcomes

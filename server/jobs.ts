@@ -1,6 +1,6 @@
 import { type Db, db } from "./db";
 import { env, requireDatabaseUrl } from "./env";
-import { startCounterFlush, sweepExpiredKeys } from "./idempotency";
+import { startCounterFlush, sweepExpiredKeys } from "./keys";
 import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments, completerOptions } from "./payments/completer";

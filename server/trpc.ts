@@ -4,12 +4,7 @@ import { z } from "zod";
 import type { Context } from "./context";
 import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
-import {
-  checkIdempotentCall,
-  type IdempotencyHandle,
-  type IdempotencyOptions,
-  idempotent,
-} from "./idempotency";
+import { checkIdempotentCall, type IdempotencyHandle, type IdempotencyOptions, idempotent } from "./keys";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
 /**

@@ -22,12 +22,11 @@ const SIZES = [60, 300];
 
 export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult>> {
   const { closeClient, createPrismaClient } = await import("../../server/db");
-  const { Prisma } = await import("../../server/generated/prisma/client");
   const { createContextInner } = await import("../../server/context");
   const { createCaller } = await import("../../server/root");
   const { executePayment, createPaymentPhase, settleAndBook } = await import("../../server/payments/phases");
   const { httpProvider } = await import("../../server/payments/provider");
-  const idem = await import("../../server/idempotency");
+  const idem = await import("../../server/keys");
   const { accountByTokenStatement } = await import("../../server/auth/authenticate");
   const { hashToken } = await import("../../server/auth/tokens");
   const { sendLimitsThrough } = await import("../../server/limits");
@@ -49,11 +48,11 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
       phaseResult: () => undefined,
       derivedKey: () => `bench_${randomUUID()}`,
       atomicPhase: (_point: string, fn: (tx: unknown) => Promise<unknown>) => fn(prisma),
-      async completeWith(writes: import("../../server/idempotency").StatementWrites, data: unknown) {
-        const requires = writes.requires.map(
-          (r) => Prisma.sql`statement_require(${r.condition}, ${r.reason})`,
-        );
-        await prisma.$queryRaw`WITH ${writes.ctes} SELECT ${Prisma.join(requires, " AND ")} AS ok`;
+      async completeWith(writes: import("../../server/keys").StatementWrites, data: unknown) {
+        const b = new idem.StatementBuilder();
+        writes(b);
+        const statement = b.statement();
+        await prisma.$queryRawUnsafe(statement.text, ...statement.values);
         return data;
       },
     }) as unknown as Owner;
@@ -111,10 +110,7 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
           ttlSeconds: 86_400,
         };
         const scope = `${deps.accountId}\n${key}`;
-        const phase = {
-          recoveryPoint: createPaymentPhase.recoveryPoint,
-          ...createPaymentPhase.statement(request, { account }, idem.firstPhaseKey(scope)),
-        };
+        const phase = idem.firstPhaseStatement(createPaymentPhase, request, { account }, scope);
         const { rows } = await send(idem.claimStatement(claim, phase));
         const row = rows[0];
         const p = row.phaseResult;

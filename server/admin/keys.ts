@@ -1,11 +1,5 @@
 import type { Db } from "../db";
-import {
-  countKeysByState,
-  findKey,
-  type KeyRef,
-  type KeySummary,
-  listKeys as listKeyRows,
-} from "../idempotency";
+import { countKeysByState, findKey, type KeyRef, type KeySummary, listKeys as listKeyRows } from "../keys";
 import type { PaymentProvider } from "../payments/provider";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
 import { paymentTrails } from "./payment-trail";

@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { type Outcome, outcomeSeries } from "../idempotency";
+import { type Outcome, outcomeSeries } from "../keys";
 import type { TOutcomeChart } from "./schemas";
 
 /** The outcomes the admin chart shows, in its order: what a client sees, then what recovers. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KEY_STATES, OUTCOMES } from "../idempotency";
+import { KEY_STATES, OUTCOMES } from "../keys";
 
 /**
  * The admin API's answers. Ids that are BigInt in the database travel as strings, instants as

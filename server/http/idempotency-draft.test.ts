@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
+import { IDEMPOTENCY_DEFAULTS } from "../keys";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { providerChargesForOrder } from "../test/payments";
 import {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { adminCookieName, createAdminSession, endAdminSession } from "../auth/admin-sessions";
 import { db } from "../db";
 import { env } from "../env";
-import { counters, OUTCOMES } from "../idempotency";
+import { counters, OUTCOMES } from "../keys";
 import { createTestAccount } from "../test/fixtures";
 import { metricsResponse } from "./metrics";
 

@@ -1,6 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { env } from "../env";
-import { IDEMPOTENCY_DEFAULTS } from "../idempotency";
+import { IDEMPOTENCY_DEFAULTS } from "../keys";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_DOCS_PATH, PROBLEM_TYPES, problemTypeUri, ZProblem } from "./problems";

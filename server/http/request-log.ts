@@ -1,4 +1,4 @@
-import type { RequestObservation } from "../idempotency";
+import type { RequestObservation } from "../keys";
 import { errorField, type Logger, logger } from "../log";
 import { type Metrics, metrics } from "../metrics";
 import { requestIdOf } from "./request-id";

@@ -7,7 +7,7 @@ import {
   databaseUnavailable,
 } from "../db/unavailable";
 import { env } from "../env";
-import { checkIdempotentCall } from "../idempotency";
+import { checkIdempotentCall } from "../keys";
 import { errorField } from "../log";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";

@@ -3,7 +3,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "../context";
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from "../db/unavailable";
 import { env } from "../env";
-import { checkIdempotentCall, type RequestObservation } from "../idempotency";
+import { checkIdempotentCall, type RequestObservation } from "../keys";
 import { errorField, type Logger } from "../log";
 import type { Metrics } from "../metrics";
 import type { PaymentProvider } from "../payments/provider";

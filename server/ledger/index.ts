@@ -1,9 +1,9 @@
 export {
+  bookCapture,
   ensureHouseAccounts,
   HOUSE_ACCOUNTS_MISSING,
-  ledgerLegsBooked,
   type PaymentCapture,
-  paymentCaptureSql,
+  paymentCapture,
   postPaymentCapture,
 } from "./postings";
 export { type LedgerCheck, ledgerBalances, verifyLedger } from "./verify";

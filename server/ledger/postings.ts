@@ -1,5 +1,5 @@
-import { type Db, newId, type Tx } from "../db";
-import { Prisma } from "../generated/prisma/client";
+import { type Db, newId, rawQuery, type Tx } from "../db";
+import { requirement, StatementBuilder, sql } from "../keys";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
 const HOUSE_ACCOUNTS = [
@@ -14,42 +14,42 @@ export interface PaymentCapture {
   description: string;
 }
 
+/** Fails a capture whose currency has no house accounts yet (no leg could be written). */
+export const HOUSE_ACCOUNTS_MISSING = requirement("ledger.house_accounts_missing");
+
 /**
- * A captured payment as one balanced ledger transaction, written by two data-modifying CTEs
- * (`ledger_tx`, `ledger_legs`) for the caller to place in its own statement: the provider owes
- * us the amount (debit clearing) and we earned it (credit revenue). No account row is written or
- * locked (decision 0015); the database checks the balance at commit and refuses a second booking
- * of the same payment. The caller must require `ledgerLegsBooked`: with a currency's house
- * accounts missing, no leg would be written.
+ * A captured payment as one balanced ledger transaction, added to the caller's statement as two
+ * data-modifying CTEs and the requirement that both legs were written: the provider owes us the
+ * amount (debit clearing) and we earned it (credit revenue). No account row is written or locked
+ * (decision 0015); the database checks the balance at commit and refuses a second booking of the
+ * same payment. With a currency's house accounts missing the statement raises
+ * HOUSE_ACCOUNTS_MISSING (`isRequirementFailure`): create them, and run it again.
  */
-export function paymentCaptureSql(capture: PaymentCapture): { ctes: Prisma.Sql; transactionId: string } {
+export function paymentCapture(b: StatementBuilder, capture: PaymentCapture): { transactionId: string } {
   const transactionId = newId();
   const amount = BigInt(capture.amountMinor);
-  return {
-    transactionId,
-    ctes: Prisma.sql`
-      ledger_tx AS (
+  const ledgerTx = b.cte<"id">(
+    sql`
         INSERT INTO ledger_transactions (id, payment_id, kind, description)
         VALUES (${transactionId}::uuid, ${capture.paymentId}::uuid, 'payment_capture', ${capture.description})
-        RETURNING id
-      ), ledger_legs AS (
+        RETURNING id`,
+    "ledger_tx",
+  );
+  const legs = b.cte<"id">(
+    sql`
         INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency)
         SELECT t.id, a.id, ${capture.paymentId}::uuid,
                CASE a.code WHEN 'provider_clearing' THEN 'provider_clearing' ELSE 'revenue' END,
                CASE a.code WHEN 'provider_clearing' THEN ${amount}::bigint ELSE -${amount}::bigint END,
                ${capture.currency}
-          FROM ledger_tx t JOIN ledger_accounts a
+          FROM ${ledgerTx} t JOIN ledger_accounts a
             ON a.currency = ${capture.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')
-        RETURNING id
-      )`,
-  };
+        RETURNING id`,
+    "ledger_legs",
+  );
+  b.require(sql`(SELECT count(*) FROM ${legs}) = 2`, HOUSE_ACCOUNTS_MISSING);
+  return { transactionId };
 }
-
-/** True when both legs of the capture CTEs were written. */
-export const ledgerLegsBooked = Prisma.sql`(SELECT count(*) FROM ledger_legs) = 2`;
-
-/** The reason a statement gives when its capture found no house accounts for its currency. */
-export const HOUSE_ACCOUNTS_MISSING = "no house accounts in this currency";
 
 /** Creates a currency's house accounts if missing; concurrent calls are harmless. */
 export async function ensureHouseAccounts(db: Tx | Db, currency: string): Promise<void> {
@@ -65,8 +65,13 @@ export async function ensureHouseAccounts(db: Tx | Db, currency: string): Promis
 /** Books a capture on its own, in the caller's transaction (tests, tools). */
 export async function postPaymentCapture(tx: Tx, capture: PaymentCapture): Promise<string> {
   await ensureHouseAccounts(tx, capture.currency);
-  const { ctes, transactionId } = paymentCaptureSql(capture);
-  const [row] = await tx.$queryRaw<{ booked: boolean }[]>`WITH ${ctes} SELECT ${ledgerLegsBooked} AS booked`;
-  if (!row?.booked) throw new Error(`${HOUSE_ACCOUNTS_MISSING}: ${capture.currency}`);
+  return bookCapture(tx, capture);
+}
+
+/** Books a capture as its own statement; HOUSE_ACCOUNTS_MISSING when its currency has none. */
+export async function bookCapture(db: Tx | Db, capture: PaymentCapture): Promise<string> {
+  const b = new StatementBuilder();
+  const { transactionId } = paymentCapture(b, capture);
+  await rawQuery(db, b.statement());
   return transactionId;
 }

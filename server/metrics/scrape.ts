@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { countKeysByState, KEY_STATES, OUTCOMES, outcomeTotals } from "../idempotency";
+import { countKeysByState, KEY_STATES, OUTCOMES, outcomeTotals } from "../keys";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
 import { latestReconciliation } from "../payments/reconciler";

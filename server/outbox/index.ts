@@ -22,4 +22,10 @@ export {
   TRANSPORT_DEFAULTS,
   type TransportOptions,
 } from "./transport";
-export { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent } from "./writer";
+export {
+  EVENT_NOT_WRITTEN,
+  type PaymentFacts,
+  paymentSucceededEvent,
+  recordPaymentEvent,
+  type SettledPaymentColumns,
+} from "./writer";

@@ -1,4 +1,5 @@
-import { type Payment, Prisma } from "../generated/prisma/client";
+import type { Payment, Prisma } from "../generated/prisma/client";
+import { type Cte, requirement, type StatementBuilder, sql } from "../keys";
 import { paymentMessageId, type TTopic, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
 
 type Tx = Prisma.TransactionClient;
@@ -59,15 +60,32 @@ export async function recordPaymentEvent(
   return { messageId };
 }
 
+/** The payments columns the success event reads from the settling statement's row. */
+export type SettledPaymentColumns =
+  | "id"
+  | "order_id"
+  | "account_id"
+  | "amount_minor"
+  | "currency"
+  | "provider_charge_id"
+  | "updated_at";
+
+/** Fails a settling statement whose success event was not written. */
+export const EVENT_NOT_WRITTEN = requirement("outbox.event_not_written");
+
 /**
- * The outbox row of a payment's success as a data-modifying CTE (`outbox_event`) for the
- * statement that settles it. `settled` names a CTE with the payments columns id, order_id,
- * account_id, amount_minor, currency, provider_charge_id and updated_at. The payload has the
- * shape of ZPaymentSucceeded (checked by the writer's test and by every consumer).
+ * The outbox row of a payment's success, added to the statement that settles it as a
+ * data-modifying CTE over `settled` (the CTE that settled the payment), with the requirement
+ * that it was written. The payload has the shape of ZPaymentSucceeded (checked by the writer's
+ * test and by every consumer).
  */
-export function paymentSucceededEventSql(paymentId: string): Prisma.Sql {
-  return Prisma.sql`
-    outbox_event AS (
+export function paymentSucceededEvent(
+  b: StatementBuilder,
+  paymentId: string,
+  settled: Cte<SettledPaymentColumns>,
+): void {
+  const event = b.cte<"id">(
+    sql`
       INSERT INTO outbox_messages (id, topic, payload)
       SELECT ${paymentMessageId("payment.succeeded", paymentId)}, 'payment.succeeded', jsonb_build_object(
                'paymentId', s.id, 'orderId', s.order_id, 'accountId', s.account_id,
@@ -78,7 +96,9 @@ export function paymentSucceededEventSql(paymentId: string): Prisma.Sql {
                                   'unitPrice', i.unit_price_minor, 'quantity', i.quantity,
                                   'lineTotal', i.line_total_minor) ORDER BY i.id)
                            FROM order_items i WHERE i.order_id = s.order_id))
-        FROM settled s
-      RETURNING id
-    )`;
+        FROM ${settled} s
+      RETURNING id`,
+    "outbox_event",
+  );
+  b.require(sql`(SELECT count(*) FROM ${event}) = 1`, EVENT_NOT_WRITTEN);
 }

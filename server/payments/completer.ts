@@ -13,7 +13,7 @@ import {
   recordKeyEvent,
   runAsOwner,
   takeOverAbandoned,
-} from "../idempotency";
+} from "../keys";
 import { errorField, logger } from "../log";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 

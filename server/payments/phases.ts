@@ -1,10 +1,25 @@
-import { type Db, newId, type Tx } from "../db";
+import { type Db, newId, rawQuery, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
 import { type Payment, Prisma } from "../generated/prisma/client";
-import { type FirstPhase, type KeyOwner, LeaseLostError } from "../idempotency";
-import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, ledgerLegsBooked, paymentCaptureSql } from "../ledger";
-import { type PaymentFacts, paymentSucceededEventSql, recordPaymentEvent } from "../outbox";
+import {
+  type FirstPhase,
+  isRequirementFailure,
+  type KeyOwner,
+  LeaseLostError,
+  raw,
+  requirement,
+  type Sql,
+  type StatementWrites,
+  sql,
+} from "../keys";
+import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, paymentCapture } from "../ledger";
+import {
+  type PaymentFacts,
+  paymentSucceededEvent,
+  recordPaymentEvent,
+  type SettledPaymentColumns,
+} from "../outbox";
 import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "./provider";
 import { paymentView } from "./views";
 
@@ -58,17 +73,24 @@ const pendingFromRow = (r: PaymentRow): TrackedPayment => ({
  */
 export const createPaymentPhase: FirstPhase<PaymentRequest> = {
   recoveryPoint: RECOVERY.paymentCreated,
-  statement: (request, ctx, key) => ({
-    ctes: Prisma.sql`payment_created AS (${insertPendingPayment(ctx.account.id, request, key.id, key.derivedKey("charge"), key.isNew)})`,
-    done: Prisma.sql`EXISTS (SELECT 1 FROM payment_created)`,
-    result: Prisma.sql`(SELECT row_to_json(p) FROM payment_created p)`,
-  }),
+  statement: (request, ctx, key, b) => {
+    const created = b.cte(
+      insertPendingPayment(ctx.account.id, request, key.id, key.derivedKey("charge"), key.isNew),
+      "payment_created",
+    );
+    return {
+      done: sql`EXISTS (SELECT 1 FROM ${created})`,
+      result: sql`(SELECT row_to_json(p) FROM ${created} p)`,
+    };
+  },
   // A refused request (429) takes its pending payment back: nothing was sent for it yet.
   undo: (tx, keyId) =>
     tx.$executeRaw`DELETE FROM payments WHERE idempotency_key_id = ${keyId} AND status = 'pending'`,
 };
 
-const PAYMENT_COLUMNS = Prisma.sql`id, order_id, account_id, amount_minor, currency, payment_method, provider_key, charge_requested_at`;
+const PAYMENT_COLUMNS = raw(
+  "id, order_id, account_id, amount_minor, currency, payment_method, provider_key, charge_requested_at",
+);
 
 // The charge request is marked in the insert itself (charge_requested_at = now()): the request
 // follows the commit of this phase directly, so the mark costs no statement of its own. A crash
@@ -79,11 +101,11 @@ const PAYMENT_COLUMNS = Prisma.sql`id, order_id, account_id, amount_minor, curre
 function insertPendingPayment(
   accountId: string,
   request: PaymentRequest,
-  keyId: Prisma.Sql,
-  providerKey: Prisma.Sql,
-  when: Prisma.Sql = Prisma.sql`true`,
+  keyId: Sql,
+  providerKey: Sql,
+  when: Sql = sql`true`,
 ) {
-  return Prisma.sql`
+  return sql`
     INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key, charge_requested_at)
     SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}, now()
       FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
@@ -154,48 +176,50 @@ export async function executePayment(
     return await owner.completeWith(settleAndBook(payment, charge), view);
   } catch (error) {
     // A currency's first payment: create its house accounts, then book once more.
-    if (!(error instanceof Error && error.message.includes(HOUSE_ACCOUNTS_MISSING))) throw error;
+    if (!isRequirementFailure(error, HOUSE_ACCOUNTS_MISSING)) throw error;
     await ensureHouseAccounts(deps.prisma, payment.currency);
     return owner.completeWith(settleAndBook(payment, charge), view);
   }
 }
 
+/** Settled by another attempt that took our key over: this one answers 409 (LeaseLostError). */
+export const PAYMENT_NOT_PENDING = requirement("payments.not_pending", { fenced: true });
+/** The payment's order is gone. */
+export const ORDER_NOT_FOUND = requirement("payments.order_not_found");
+
 /**
  * Phase 3 as one statement (decision 0016): settle the payment, book the ledger, mark the order
- * paid and write the outbox event; the key's completion joins them in the same statement.
+ * paid and write the outbox event; the key's completion joins them in the same statement. Each
+ * module adds its own parts and requirements; the ledger and the outbox read the settled row
+ * through the typed reference `settled`.
  */
 export function settleAndBook(
   payment: PendingPayment,
   charge: Pick<Charge, "id" | "failureCode" | "failureMessage">,
-) {
-  const capture = paymentCaptureSql({
-    paymentId: payment.id,
-    amountMinor: payment.amountMinor,
-    currency: payment.currency,
-    description: `Payment ${payment.id} for order ${payment.orderId}`,
-  });
-  return {
-    ctes: Prisma.sql`
-      settled AS (
+): StatementWrites {
+  return (b) => {
+    const settled = b.cte<SettledPaymentColumns>(
+      sql`
         UPDATE payments
            SET status = 'succeeded', provider_charge_id = ${charge.id}, failure_code = ${charge.failureCode},
                failure_message = ${charge.failureMessage}, updated_at = now()
          WHERE id = ${payment.id}::uuid AND status = 'pending'
-        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at
-      ), ${capture.ctes}, order_paid AS (
-        UPDATE orders SET status = 'paid', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id
-      ), ${paymentSucceededEventSql(payment.id)}`,
-    requires: [
-      // Settled by another attempt that took our key over: this one answers 409 (LeaseLostError).
-      {
-        condition: Prisma.sql`(SELECT count(*) FROM settled) = 1`,
-        reason: "payment not pending",
-        fenced: true,
-      },
-      { condition: ledgerLegsBooked, reason: HOUSE_ACCOUNTS_MISSING },
-      { condition: Prisma.sql`(SELECT count(*) FROM order_paid) = 1`, reason: "order not found" },
-      { condition: Prisma.sql`(SELECT count(*) FROM outbox_event) = 1`, reason: "event not written" },
-    ],
+        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at`,
+      "settled",
+    );
+    b.require(sql`(SELECT count(*) FROM ${settled}) = 1`, PAYMENT_NOT_PENDING);
+    paymentCapture(b, {
+      paymentId: payment.id,
+      amountMinor: payment.amountMinor,
+      currency: payment.currency,
+      description: `Payment ${payment.id} for order ${payment.orderId}`,
+    });
+    const orderPaid = b.cte<"id">(
+      sql`UPDATE orders SET status = 'paid', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id`,
+      "order_paid",
+    );
+    b.require(sql`(SELECT count(*) FROM ${orderPaid}) = 1`, ORDER_NOT_FOUND);
+    paymentSucceededEvent(b, payment.id, settled);
   };
 }
 
@@ -205,11 +229,9 @@ async function createPendingPayment(
   accountId: string,
   request: PaymentRequest,
 ): Promise<TrackedPayment> {
-  const keyId = Prisma.sql`${owner.keyId}`;
-  const providerKey = Prisma.sql`${owner.derivedKey("charge")}`;
-  const [row] = await tx.$queryRaw<PaymentRow[]>(
-    insertPendingPayment(accountId, request, keyId, providerKey),
-  );
+  const keyId = sql`${owner.keyId}`;
+  const providerKey = sql`${owner.derivedKey("charge")}`;
+  const [row] = await rawQuery<PaymentRow>(tx, insertPendingPayment(accountId, request, keyId, providerKey));
   if (row) return pendingFromRow(row);
   const order = await tx.order.findFirst({ where: { id: request.orderId, accountId } });
   if (!order) throw domainErrors.notFound("Order");
@@ -335,7 +357,7 @@ async function unmarkChargeRequest(prisma: Db, paymentId: string, mark: ChargeRe
  */
 async function resumePayment(prisma: Db, keyId: bigint, abandonAfterSeconds: number | undefined) {
   const [row] = await prisma.$queryRaw<(PaymentRow & { abandonable: boolean })[]>`
-    SELECT ${PAYMENT_COLUMNS},
+    SELECT ${Prisma.raw(PAYMENT_COLUMNS.text)},
            (${abandonAfterSeconds ?? null}::int IS NOT NULL AND status = 'pending'
              AND charge_requested_at IS NULL
              AND created_at <= now() - make_interval(secs => ${abandonAfterSeconds ?? 0}::int)) AS abandonable

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../env";
-import { IDEMPOTENCY_DEFAULTS, replayable } from "../idempotency";
+import { IDEMPOTENCY_DEFAULTS, replayable } from "../keys";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { getPaymentForAccount } from "../payments/orders";
 import { createPaymentPhase, executePayment } from "../payments/phases";

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Db } from "../db";
-import { replayable } from "../idempotency";
+import { replayable } from "../keys";
 import { createCallerFactory, idempotentProcedure, router } from "../trpc";
 
 /**

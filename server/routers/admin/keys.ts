@@ -3,7 +3,7 @@ import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
-import { MAX_KEY_LENGTH } from "../../idempotency";
+import { MAX_KEY_LENGTH } from "../../keys";
 import { completerOptions, redrivePayment } from "../../payments/completer";
 import { paymentProvider } from "../../payments/provider";
 import { adminProcedure, router } from "../../trpc";

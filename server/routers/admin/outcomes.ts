@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { outcomeChart } from "../../admin/outcomes";
 import { ZOutcomeChart } from "../../admin/schemas";
-import { OUTCOMES, outcomeTotals } from "../../idempotency";
+import { OUTCOMES, outcomeTotals } from "../../keys";
 import { adminProcedure, router } from "../../trpc";
 
 export const adminOutcomesRouter = router({
