@@ -34,5 +34,6 @@ CREATE VIEW "idempotency_key_history" AS
   SELECT e."key_id", e."id", 2 + e."id", e."kind", e."fence", e."detail", e."at"
     FROM "idempotency_key_events" e
   UNION ALL
-  SELECT k."id", -3, 9223372036854775807, 'completed', k."fence", k."response_status"::text, k."completed_at"
+  SELECT k."id", -3, 9223372036854775807, 'completed', k."fence", k."response_status"::text,
+         coalesce(k."completed_at", k."updated_at")
     FROM "idempotency_keys" k WHERE k."state" = 'completed';
