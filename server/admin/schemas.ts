@@ -27,7 +27,7 @@ export const ZKeySummary = z.object({
   accountHandle: z.string(),
   key: z.string(),
   procedure: z.string(),
-  /** For display, as server/idempotency/key-states.ts defines it. */
+  /** For display, as the idempotency package (KEY_STATES) defines it. */
   state: ZKeyState,
   recoveryPoint: z.string(),
   responseStatus: z.number().int().nullable(),

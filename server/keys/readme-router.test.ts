@@ -8,7 +8,8 @@ import { it } from "../test/vitest";
 import { type IdempotencyHandle, idempotent, parseIdempotencyKey, replayable } from "./index";
 
 /**
- * A second app's router, written from server/idempotency/README.md alone: its own initTRPC and
+ * A second app's router on this app's database, mounted as packages/idempotency/README.md says
+ * (through the app's binding, ../keys; the package's own stranger's app is its fixture): its own initTRPC and
  * context, the middleware mounted under another path ("store.checkout.pay") and another name
  * ("shop.charge"), a handler that writes through the KeyOwner.
  */

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,8 @@ import { freshDatabase, type TestDatabase } from "./testing/database.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const PACKAGE = "@idempotent-checkout/idempotency";
+const require = createRequire(import.meta.url);
+const installedVersion = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
 
 /**
  * The package as a stranger gets it: `npm pack`, then `npm install <tarball>` into an empty
@@ -32,11 +35,13 @@ describe("the packed tarball in an empty project", () => {
       JSON.stringify({ name: "fixture", private: true, type: "module" }),
     );
     cpSync(join(PACKAGE_DIR, "fixture", "app.mjs"), join(dir, "app.mjs"));
-    execFileSync(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, "@trpc/server@^11", "pg@^8"],
-      { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-    );
+    // The peers at the versions this workspace installed: their tarballs are in the npm cache.
+    const peers = ["@trpc/server", "pg"].map((name) => `${name}@${installedVersion(name)}`);
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...peers], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     database = await freshDatabase({ migrate: false });
   }, 180_000);
 
