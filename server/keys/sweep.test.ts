@@ -190,6 +190,10 @@ describe("an expired key not yet swept", () => {
     expect(fresh.id).not.toBe(old.id);
     expect([fresh.state, fresh.fence, fresh.requestParams]).toEqual(["completed", 1, second]);
     expect(fresh.events.map((e) => e.kind).sort()).toEqual(["claimed", "completed"]);
+    // Read from the row (decision 0105): a key whose life went as it should stores no event rows.
+    const stored = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM idempotency_key_events WHERE key_id = ${row.id}`;
+    expect(stored[0]?.n).toBe(0);
     // And the new request is the one replayed from now on.
     const replay = await call(account, key, second);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");

@@ -22,6 +22,12 @@ DELETE FROM "idempotency_key_events" e USING "idempotency_keys" k
 -- claim and completion.
 DROP INDEX "idempotency_keys_state_locked_until_idx";
 
+-- No foreign key from a key to its account (decision 0108): every claim took a FOR KEY SHARE lock
+-- on the account's row, and concurrent payments of one account turned it into a multixact, written
+-- to the WAL with all its members. Nothing deletes accounts; the key is scoped to its account by
+-- the unique (account_id, key) and by the authentication that supplies account_id.
+ALTER TABLE "idempotency_keys" DROP CONSTRAINT "idempotency_keys_account_id_fkey";
+
 -- The key's whole history, oldest first by (at, seq): derived lines and stored events alike.
 CREATE VIEW "idempotency_key_history" AS
   SELECT k."id" AS "key_id", -1::bigint AS "id", 0::bigint AS "seq", 'claimed'::text AS "kind",
