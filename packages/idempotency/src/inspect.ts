@@ -114,7 +114,7 @@ export async function findKey(db: KeyDb<unknown>, ref: KeyRef): Promise<KeyDetai
     id: BigInt(rest.id),
     requestParams: JSON.parse(params) as unknown,
     responseBody: body === null ? null : (JSON.parse(body) as unknown),
-    events: events.map((e) => ({ ...e, id: BigInt(e.id) })),
+    events,
   };
 }
 
@@ -124,8 +124,9 @@ export async function findKey(db: KeyDb<unknown>, ref: KeyRef): Promise<KeyDetai
  * lines have negative ids.
  */
 export async function keyHistory(db: KeyDb<unknown>, keyId: bigint): Promise<KeyEvent[]> {
-  return db.query<KeyEvent>(sql`
+  const events = await db.query<KeyEvent>(sql`
     SELECT id, kind, fence, detail, at FROM idempotency_key_history WHERE key_id = ${keyId} ORDER BY at, seq`);
+  return events.map((e) => ({ ...e, id: BigInt(e.id) }));
 }
 
 /** How many keys are in each state. */
