@@ -1,10 +1,10 @@
 /**
  * The one-way dependencies of docs/architecture.md, checked by `npm run lint`:
- *   app → server/http → routers → domains (payments, ledger, outbox, receipts) → keys, db
+ *   app → server/http → routers → domains (payments, refunds, ledger, outbox, receipts) → keys, db
  * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
-const DOMAINS = "^server/(payments|ledger|outbox|receipts)/";
+const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
 const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^bench/)";
 
@@ -89,22 +89,22 @@ module.exports = {
       name: "ledger-below-payments",
       severity: "error",
       comment:
-        "The ledger books what payments tell it; it knows nothing of payments, the outbox or receipts.",
+        "The ledger books what payments and refunds tell it; it knows nothing of them, the outbox or receipts.",
       from: { path: "^server/ledger/", pathNot: TESTS },
-      to: { path: "^server/(payments|outbox|receipts)/" },
+      to: { path: "^server/(payments|refunds|outbox|receipts)/" },
     },
     {
       name: "outbox-below-its-users",
       severity: "error",
       comment: "The outbox carries events; it knows nothing of who writes or consumes them.",
       from: { path: "^server/outbox/", pathNot: TESTS },
-      to: { path: "^server/(payments|receipts|ledger)/" },
+      to: { path: "^server/(payments|refunds|receipts|ledger)/" },
     },
     {
       name: "payments-before-receipts",
       severity: "error",
-      comment: "Receipts follow payments through the outbox; payments never reach up into receipts.",
-      from: { path: "^server/payments/", pathNot: TESTS },
+      comment: "Receipts follow payments and refunds through the outbox; neither reaches up into receipts.",
+      from: { path: "^server/(payments|refunds)/", pathNot: TESTS },
       to: { path: "^server/receipts/" },
     },
     {

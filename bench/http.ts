@@ -27,6 +27,7 @@ const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
 const SIZES = {
   health: [200, 1000],
   charge: [100, 600],
+  refund: [100, 600],
   catalog: [200, 1000],
   fresh: [100, 600],
   replay: [200, 1000],
@@ -98,6 +99,24 @@ async function orders(n: number): Promise<string[]> {
 }
 const pay = (key: string, body: string) =>
   client.request("POST", "/api/trpc/payments.create", { authorization: alice, "idempotency-key": key }, body);
+// The operators' credential: the server's ADMIN_TOKEN, its development default unless set.
+const operator = `Bearer ${process.env.ADMIN_TOKEN ?? "admin_test"}`;
+/** A whole refund of one payment, as the admin's Refund button sends it. */
+const refund = (key: string, paymentId: string) =>
+  client.request(
+    "POST",
+    "/api/trpc/admin.refunds.create",
+    { authorization: operator, "idempotency-key": key },
+    JSON.stringify({ paymentId, amountMinor: 2500, reason: "bench" }),
+  );
+/** The succeeded payments of these orders: what the refunds give back. */
+async function paymentsOf(orderIds: string[]): Promise<string[]> {
+  const { rows } = await admin.query(
+    "SELECT id FROM payments WHERE order_id = ANY($1::uuid[]) AND status = 'succeeded'",
+    [orderIds],
+  );
+  return rows.map((r) => r.id as string);
+}
 const payBody = (orderId: string, method = "pm_card_visa") =>
   JSON.stringify({ orderId, paymentMethod: method });
 
@@ -273,6 +292,40 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
       ),
     );
     record(`409 ×${clients}`, await conflicts(clients, n(SIZES.conflict)));
+    // A refund beside a payment: the same layer mounted again, one whole refund per payment paid
+    // above (its own key, its provider refund, its reversal booked), and the provider's refund alone.
+    const paid = await paymentsOf(ids.slice(0, n(SIZES.refund)));
+    record(
+      `refund ×${clients}`,
+      await measured(() =>
+        closedLoop(
+          clients,
+          paid.length,
+          async (k) => (await refund(randomUUID(), paid[k] as string)).status === 200,
+        ),
+      ),
+    );
+    const providerCharges: string[] = [];
+    await closedLoop(16, n(SIZES.refund), async () => {
+      const c = await charges.createCharge(
+        { amount: 2500, currency: "EUR", paymentMethod: "pm_card_visa" },
+        `bench_${randomUUID()}`,
+      );
+      providerCharges.push(c.id);
+      return true;
+    });
+    record(
+      `provider refund alone ×${clients}`,
+      await measured(() =>
+        closedLoop(clients, providerCharges.length, async (k) => {
+          const r = await charges.createRefund(
+            { charge: providerCharges[k] as string, amount: 2500 },
+            `bench_${randomUUID()}`,
+          );
+          return r.status === "succeeded";
+        }),
+      ),
+    );
   }
 }
 // The same API on the project's plain Node server (scripts/api-server.ts, no Next), beside it:
@@ -482,6 +535,13 @@ function report() {
   );
   console.log(`replay ×1 p50 / fresh ×1 p50: ${byPass("replay ×1", "fresh ×1", "p50")}`);
   console.log(`409 ×1 p50 / fresh ×1 p50: ${byPass("409 ×1", "fresh ×1", "p50")}`);
+  console.log(`refund ×1 p50 / fresh ×1 p50: ${byPass("refund ×1", "fresh ×1", "p50")}`);
+  console.log(
+    `refund ×16 throughput / fresh ×16 throughput: ${byPass("refund ×16", "fresh ×16", "perSecond")}`,
+  );
+  console.log(
+    `provider refund alone ×1 p50 / provider charge alone ×1 p50: ${byPass("provider refund alone ×1", "provider charge alone ×1", "p50")}`,
+  );
   console.log(
     `Next, no database ×16 / catalog.list ×16 throughput: ${byPass("Next, no database (/api/health/live) ×16", "catalog.list ×16", "perSecond")}`,
   );

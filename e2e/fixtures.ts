@@ -99,10 +99,15 @@ export function isPaymentRequest(request: Request): boolean {
 
 /** Records every payments.create request of a page (across reloads). */
 export function watchPayments(page: Page) {
+  return watchMutations(page, isPaymentRequest);
+}
+
+/** Records every request of a page (across reloads) that `matches`: key, input, answer or failure. */
+export function watchMutations(page: Page, matches: (request: Request) => boolean) {
   const exchanges: PaymentExchange[] = [];
   const byRequest = new Map<Request, PaymentExchange>();
   page.on("request", (request) => {
-    if (!isPaymentRequest(request)) return;
+    if (!matches(request)) return;
     const exchange: PaymentExchange = {
       key: request.headers()["idempotency-key"] ?? null,
       input: request.postDataJSON(),

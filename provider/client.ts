@@ -32,6 +32,29 @@ export interface ListChargesOptions {
   metadata?: Record<string, string>;
 }
 
+export interface Refund {
+  id: string;
+  charge: string;
+  amount: number;
+  currency: string;
+  status: "succeeded";
+  createdAt: string;
+  metadata: Record<string, string>;
+}
+
+export interface CreateRefundInput {
+  charge: string;
+  amount: number;
+  metadata?: Record<string, string>;
+}
+
+export interface ListRefundsOptions {
+  charge?: string;
+  createdGte?: Date;
+  idempotencyKey?: string;
+  metadata?: Record<string, string>;
+}
+
 export interface PaymentProvider {
   /**
    * Creates (or, for a key seen before, replays) a charge. A decline is an
@@ -45,6 +68,15 @@ export interface PaymentProvider {
    * with one idempotency key, or whose metadata holds the given pairs.
    */
   listCharges(opts?: ListChargesOptions): AsyncIterable<Charge>;
+  /**
+   * Refunds part or all of a succeeded charge (or, for a key seen before, replays the refund).
+   * A refusal throws ProviderError kind "rejected" with its `code`: "amount_too_large" (more than
+   * the charge's unrefunded rest), "charge_not_refundable" (a declined charge), "resource_missing"
+   * (no such charge). Other failures throw as createCharge's do.
+   */
+  createRefund(input: CreateRefundInput, idempotencyKey: string, opts?: { fault?: string }): Promise<Refund>;
+  /** Walks all pages, oldest first (created_at, id), as listCharges; `charge` narrows to one charge's. */
+  listRefunds(opts?: ListRefundsOptions): AsyncIterable<Refund>;
 }
 
 export type ProviderErrorKind = "unavailable" | "timeout" | "conflict" | "rejected";
@@ -63,7 +95,8 @@ export function isProviderError(value: unknown): value is ProviderError {
  *   or may not exist: retry with the SAME idempotency key.
  * - timeout: no answer in time; same ambiguity as unavailable.
  * - conflict: 409, a request with this key is still in flight; retry after `retryAfterMs`.
- * - rejected: 4xx (bad input, key reused with other parameters, auth); do not retry as is.
+ * - rejected: 4xx (bad input, key reused with other parameters, auth, a refund the charge cannot
+ *   take); do not retry as is. `code` says which.
  */
 export class ProviderError extends Error {
   override name = "ProviderError";
@@ -117,6 +150,30 @@ type WireCharge = z.infer<typeof WireCharge>;
 
 const DeclineBody = z.object({ charge: WireCharge });
 const ChargeList = z.object({ data: z.array(WireCharge), has_more: z.boolean() });
+
+const WireRefund = z.object({
+  id: z.string(),
+  charge: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.literal("succeeded"),
+  created_at: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
+type WireRefund = z.infer<typeof WireRefund>;
+const RefundList = z.object({ data: z.array(WireRefund), has_more: z.boolean() });
+
+function refundFromWire(w: WireRefund): Refund {
+  return {
+    id: w.id,
+    charge: w.charge,
+    amount: w.amount,
+    currency: w.currency,
+    status: w.status,
+    createdAt: w.created_at,
+    metadata: w.metadata,
+  };
+}
 const ErrorBody = z.object({ error: z.object({ message: z.string(), code: z.string().optional() }) });
 
 function fromWire(w: WireCharge): Charge {
@@ -226,25 +283,60 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
     },
 
     async *listCharges(listOpts) {
-      let startingAfter: string | undefined;
-      for (;;) {
-        const query = new URLSearchParams({ limit: String(pageSize) });
-        if (listOpts?.createdGte) query.set("created_gte", listOpts.createdGte.toISOString());
-        if (listOpts?.idempotencyKey) query.set("idempotency_key", listOpts.idempotencyKey);
-        for (const [name, value] of Object.entries(listOpts?.metadata ?? {}))
-          query.set(`metadata[${name}]`, value);
-        if (startingAfter !== undefined) query.set("starting_after", startingAfter);
-        const path = `/v1/charges?${query}`;
-        const answer = await call("GET", path);
-        if (answer.status !== 200) throw errorFromAnswer(`GET ${path}`, answer);
-        const page = parse(`GET ${path}`, ChargeList, answer);
-        for (const charge of page.data) yield fromWire(charge);
-        const last = page.data.at(-1);
-        if (!page.has_more || last === undefined) return;
-        startingAfter = last.id;
-      }
+      for await (const charge of walk("/v1/charges", ChargeList, listQuery(listOpts))) yield fromWire(charge);
+    },
+
+    async createRefund(input, idempotencyKey, callOpts) {
+      const what = "POST /v1/refunds";
+      const headers: Record<string, string> = { "idempotency-key": idempotencyKey };
+      if (callOpts?.fault) headers["x-provider-fault"] = callOpts.fault;
+      const body: Record<string, unknown> = { charge: input.charge, amount: input.amount };
+      if (input.metadata !== undefined) body.metadata = input.metadata;
+      const answer = await call("POST", "/v1/refunds", { body, headers });
+      if (answer.status === 200 || answer.status === 201)
+        return refundFromWire(parse(what, WireRefund, answer));
+      throw errorFromAnswer(what, answer);
+    },
+
+    async *listRefunds(listOpts) {
+      const query = listQuery(listOpts);
+      if (listOpts?.charge) query.set("charge", listOpts.charge);
+      for await (const refund of walk("/v1/refunds", RefundList, query)) yield refundFromWire(refund);
     },
   };
+
+  /** Every page of a list, oldest first: the last id of a page is the next one's `starting_after`. */
+  async function* walk<T extends { id: string }>(
+    resource: string,
+    schema: z.ZodType<{ data: T[]; has_more: boolean }>,
+    filters: URLSearchParams,
+  ): AsyncIterable<T> {
+    let startingAfter: string | undefined;
+    for (;;) {
+      const query = new URLSearchParams(filters);
+      query.set("limit", String(pageSize));
+      if (startingAfter !== undefined) query.set("starting_after", startingAfter);
+      const path = `${resource}?${query}`;
+      const answer = await call("GET", path);
+      if (answer.status !== 200) throw errorFromAnswer(`GET ${path}`, answer);
+      const page = parse(`GET ${path}`, schema, answer);
+      yield* page.data;
+      const last = page.data.at(-1);
+      if (!page.has_more || last === undefined) return;
+      startingAfter = last.id;
+    }
+  }
+}
+
+/** The filters charges and refunds share. */
+function listQuery(
+  opts: { createdGte?: Date; idempotencyKey?: string; metadata?: Record<string, string> } = {},
+) {
+  const query = new URLSearchParams();
+  if (opts.createdGte) query.set("created_gte", opts.createdGte.toISOString());
+  if (opts.idempotencyKey) query.set("idempotency_key", opts.idempotencyKey);
+  for (const [name, value] of Object.entries(opts.metadata ?? {})) query.set(`metadata[${name}]`, value);
+  return query;
 }
 
 function errorFromAnswer(what: string, answer: HttpAnswer): ProviderError {

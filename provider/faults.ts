@@ -18,11 +18,11 @@ export type ErrorStatus = 500 | 503;
 
 /** What to do to one request. */
 export interface FaultPlan {
-  /** Extra delay (ms) before the response is written (after the charge committed). */
+  /** Extra delay (ms) before the response is written (after the charge or refund committed). */
   latencyMs: number;
-  /** Answer this status before charging anything; nothing is stored. */
+  /** Answer this status before doing anything; nothing is stored. */
   error: ErrorStatus | null;
-  /** Charge and commit, then destroy the socket without answering. */
+  /** Do the work (a charge, a refund) and commit, then destroy the socket without answering. */
   drop: boolean;
 }
 

@@ -1,12 +1,32 @@
 /**
  * HTTP API of the fake payment provider (node:http only). See provider/README.md.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { z } from "zod";
 import { type FaultConfig, type FaultPlan, FaultSyntaxError, NO_FAULT_CONFIG, planFaults } from "./faults";
+import {
+  apiError,
+  authorized,
+  fingerprintOf,
+  header,
+  IdempotencyKey,
+  idempotencyKeyInFlight,
+  idempotencyKeyInUse,
+  idempotencyKeyRequired,
+  invalidBody,
+  ListQuery,
+  listReply,
+  Metadata,
+  methodNotAllowed,
+  type Reply,
+  readJson,
+  safeDecode,
+  send,
+  sha256,
+} from "./http";
+import { refundRoutes } from "./refund-routes";
 import {
   type ChargeRow,
   createChargeOnce,
@@ -14,12 +34,11 @@ import {
   listCharges,
   type NewCharge,
   type StoredResponse,
-  UnknownCursorError,
 } from "./store";
 
 export interface ProviderServerOptions {
   pool: Pool;
-  /** Random / global faults (env PROVIDER_FAULTS); applied to POST /v1/charges only. */
+  /** Random / global faults (env PROVIDER_FAULTS); applied to POST /v1/charges and /v1/refunds only. */
   faults?: FaultConfig;
   /** When set, /v1/* requires `Authorization: Bearer <secret>`. */
   secret?: string;
@@ -30,16 +49,6 @@ export interface ProviderServerOptions {
   /** Called with unexpected errors (default: console.error). */
   onError?: (err: unknown) => void;
 }
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-const MAX_BODY_BYTES = 64 * 1024;
-const MAX_LIST_LIMIT = 100;
-const DEFAULT_LIST_LIMIT = 10;
 
 type Outcome = Pick<NewCharge, "status" | "failureCode" | "failureMessage"> & { delay: boolean };
 
@@ -65,43 +74,16 @@ const CreateChargeBody = z.strictObject({
     .regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
     .transform((c) => c.toLowerCase()),
   payment_method: z.string().min(1).max(255),
-  metadata: z
-    .record(z.string().min(1).max(40), z.string().max(500))
-    .refine((m) => Object.keys(m).length <= 50, "at most 50 keys")
-    .optional(),
+  metadata: Metadata.optional(),
 });
 type CreateChargeBody = z.infer<typeof CreateChargeBody>;
-
-const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
-  starting_after: z.string().min(1).optional(),
-  created_gte: z.iso
-    .datetime({ offset: true })
-    .transform((s) => new Date(s))
-    .optional(),
-  idempotency_key: z.string().min(1).optional(),
-});
-
-/** `metadata[name]=value` query parameters, as Stripe's search spells them. */
-const METADATA_PARAM = /^metadata\[([A-Za-z0-9_]{1,40})\]$/;
-function splitMetadataQuery(query: URLSearchParams) {
-  const rest: Record<string, string> = {};
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of query) {
-    const m = METADATA_PARAM.exec(name);
-    if (m?.[1] !== undefined) metadata[m[1]] = value;
-    else rest[name] = value;
-  }
-  return { rest, metadata: Object.keys(metadata).length > 0 ? metadata : undefined };
-}
-
-const IdempotencyKey = z.string().min(1).max(255);
 
 export function createProviderServer(options: ProviderServerOptions): Server {
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
   const secretDigest = options.secret ? sha256(options.secret) : null;
+  const refunds = refundRoutes(options);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://provider.invalid");
@@ -127,7 +109,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       return;
     }
 
-    const isCreate = path === "/v1/charges" && req.method === "POST";
+    const isCreate = req.method === "POST" && (path === "/v1/charges" || path === "/v1/refunds");
     let plan: FaultPlan;
     try {
       plan = planFaults(header(req, "x-provider-fault"), isCreate ? faults : null);
@@ -163,6 +145,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       if (req.method === "GET") return list(query);
       return methodNotAllowed("GET, POST");
     }
+    if (path === "/v1/refunds" || path.startsWith("/v1/refunds/")) return refunds.route(req, path, query);
     const match = /^\/v1\/charges\/([^/]+)$/.exec(path);
     if (match?.[1] !== undefined) {
       if (req.method !== "GET") return methodNotAllowed("GET");
@@ -177,28 +160,12 @@ export function createProviderServer(options: ProviderServerOptions): Server {
 
   async function createCharge(req: IncomingMessage): Promise<Reply> {
     const key = IdempotencyKey.safeParse(header(req, "idempotency-key"));
-    if (!key.success) {
-      return apiError(
-        400,
-        "invalid_request_error",
-        "An Idempotency-Key header (1-255 characters) is required for POST /v1/charges",
-        { code: "idempotency_key_required" },
-      );
-    }
+    if (!key.success) return idempotencyKeyRequired("POST /v1/charges");
 
     const raw = await readJson(req);
     if (!raw.ok) return raw.reply;
     const parsed = CreateChargeBody.safeParse(raw.value);
-    if (!parsed.success) {
-      return apiError(
-        400,
-        "invalid_request_error",
-        `Invalid request: ${describeIssues(parsed.error, "body")}`,
-        {
-          code: "parameter_invalid",
-        },
-      );
-    }
+    if (!parsed.success) return invalidBody(parsed.error);
     const params = parsed.data;
     const outcome = PAYMENT_METHODS.get(params.payment_method);
     if (!outcome) {
@@ -238,41 +205,14 @@ export function createProviderServer(options: ProviderServerOptions): Server {
           headers: { "idempotent-replayed": "true" },
         };
       case "mismatch":
-        return apiError(
-          422,
-          "idempotency_error",
-          `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
-            `Try using a key other than '${key.data}' if you meant to execute a different request.`,
-          { code: "idempotency_key_in_use" },
-        );
+        return idempotencyKeyInUse(key.data);
       case "in_flight":
-        return {
-          ...apiError(
-            409,
-            "idempotency_error",
-            `There is currently another in-progress request using this Idempotency-Key ('${key.data}'); retry later.`,
-            { code: "idempotency_key_in_flight" },
-          ),
-          headers: { "retry-after": "1" },
-        };
+        return idempotencyKeyInFlight(key.data);
     }
   }
 
-  async function list(query: URLSearchParams): Promise<Reply> {
-    const { rest, metadata } = splitMetadataQuery(query);
-    const parsed = ListQuery.safeParse(rest);
-    if (!parsed.success) {
-      return apiError(
-        400,
-        "invalid_request_error",
-        `Invalid query: ${describeIssues(parsed.error, "query")}`,
-        {
-          code: "parameter_invalid",
-        },
-      );
-    }
-    const q = parsed.data;
-    try {
+  function list(query: URLSearchParams): Promise<Reply> {
+    return listReply(query, ListQuery, async (q, metadata) => {
       const page = await listCharges(options.pool, {
         limit: q.limit,
         startingAfter: q.starting_after,
@@ -280,16 +220,8 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         idempotencyKey: q.idempotency_key,
         metadata,
       });
-      return {
-        status: 200,
-        body: { object: "list", data: page.charges.map(chargeToWire), has_more: page.hasMore },
-      };
-    } catch (err) {
-      if (err instanceof UnknownCursorError) {
-        return apiError(400, "invalid_request_error", err.message, { param: "starting_after" });
-      }
-      throw err;
-    }
+      return { data: page.charges.map(chargeToWire), hasMore: page.hasMore };
+    });
   }
 
   const server = createServer((req, res) => {
@@ -340,92 +272,5 @@ function renderCreated(charge: ChargeRow): StoredResponse {
 
 /** Canonical fingerprint of the parameters: same key + same fingerprint = replay. */
 function fingerprint(params: CreateChargeBody): string {
-  const metadata = Object.entries(params.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return sha256(JSON.stringify([params.amount, params.currency, params.payment_method, metadata])).toString(
-    "hex",
-  );
-}
-
-function apiError(
-  status: number,
-  type: string,
-  message: string,
-  extra: { code?: string; param?: string } = {},
-): Reply {
-  return { status, body: { error: { type, message, ...extra } } };
-}
-
-function methodNotAllowed(allow: string): Reply {
-  return {
-    ...apiError(405, "invalid_request_error", `Method not allowed (allowed: ${allow})`),
-    headers: { allow },
-  };
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  const payload = JSON.stringify(reply.body);
-  res.writeHead(reply.status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
-    ...reply.headers,
-  });
-  res.end(payload);
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-function sha256(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-function authorized(authorization: string | undefined, secretDigest: Buffer): boolean {
-  const match = /^Bearer (.+)$/.exec(authorization ?? "");
-  return match?.[1] !== undefined && timingSafeEqual(sha256(match[1]), secretDigest);
-}
-
-function describeIssues(error: z.ZodError, root: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.join(".") : root;
-      return `${path}: ${issue.message}`;
-    })
-    .join("; ");
-}
-
-async function readJson(
-  req: IncomingMessage,
-): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    // Keep draining an oversized body (so the answer can still be written), but drop it.
-    if (size <= MAX_BODY_BYTES) chunks.push(buf);
-  }
-  if (size > MAX_BODY_BYTES) {
-    return {
-      ok: false,
-      reply: apiError(413, "invalid_request_error", `Body larger than ${MAX_BODY_BYTES} bytes`),
-    };
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "")
-    return { ok: false, reply: apiError(400, "invalid_request_error", "Missing JSON body") };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false, reply: apiError(400, "invalid_request_error", "Body is not valid JSON") };
-  }
+  return fingerprintOf([params.amount, params.currency, params.payment_method], params.metadata);
 }

@@ -8,11 +8,21 @@
  * not at all; a crash mid-request leaves no half-finished key behind, and a
  * concurrent duplicate that cannot take the lock is "in flight".
  */
-import { createHash, randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Pool, PoolClient } from "pg";
+import type { Pool } from "pg";
+import {
+  advisoryLockId,
+  inTransaction,
+  isUniqueViolation,
+  type ListFilters,
+  readPage,
+  SCHEMA,
+  timeOrderedId,
+  UnknownCursorError,
+} from "./pg";
+import { REFUND_DDL } from "./refund-store";
 
-export const SCHEMA = "payment_provider";
+export { SCHEMA, UnknownCursorError };
 
 export type ChargeStatus = "succeeded" | "declined";
 
@@ -94,20 +104,18 @@ export async function ensureSchema(pool: Pool): Promise<void> {
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...SCHEMA_LOCK]);
     await client.query(DDL);
     await client.query(CHARGE_ONCE_FUNCTION);
+    await client.query(REFUND_DDL);
   });
 }
 
-/**
- * `ch_` and 24 hex digits: the millisecond clock first, then 48 random bits, so new charges land
- * at the right edge of the id indexes (here and in the shop's payments) rather than on random pages.
- */
+/** `ch_` and 24 hex digits, time-ordered (see timeOrderedId). */
 export function newChargeId(): string {
-  return `ch_${Date.now().toString(16).padStart(12, "0")}${randomBytes(6).toString("hex")}`;
+  return timeOrderedId("ch");
 }
 
 /** A bigint advisory-lock key derived from the idempotency key (64 bits of sha256). */
 function keyLockId(key: string): string {
-  return createHash("sha256").update(`${SCHEMA}/idempotency/${key}`).digest().readBigInt64BE(0).toString();
+  return advisoryLockId(`${SCHEMA}/idempotency/${key}`);
 }
 
 const CHARGE_COLUMNS =
@@ -291,78 +299,11 @@ export async function findCharge(pool: Pool, id: string): Promise<ChargeRow | nu
   return row ? toChargeRow(row) : null;
 }
 
-export class UnknownCursorError extends Error {
-  override name = "UnknownCursorError";
-}
-
 /** Keyset pagination ordered by (created_at, id). Throws UnknownCursorError for a bad `startingAfter`. */
 export async function listCharges(
   pool: Pool,
-  opts: {
-    limit: number;
-    startingAfter?: string;
-    createdGte?: Date;
-    idempotencyKey?: string;
-    /** Charges whose metadata holds all of these pairs. */
-    metadata?: Record<string, string>;
-  },
+  opts: ListFilters,
 ): Promise<{ charges: ChargeRow[]; hasMore: boolean }> {
-  if (opts.startingAfter !== undefined) {
-    const cursor = await pool.query(`SELECT 1 FROM ${SCHEMA}.charges WHERE id = $1`, [opts.startingAfter]);
-    if (cursor.rowCount === 0) throw new UnknownCursorError(`No such charge: ${opts.startingAfter}`);
-  }
-  const result = await pool.query<ChargeDbRow>(
-    `SELECT ${CHARGE_COLUMNS} FROM ${SCHEMA}.charges
-     WHERE ($1::timestamptz IS NULL OR created_at >= $1::timestamptz)
-       AND ($2::text IS NULL OR idempotency_key = $2::text)
-       AND ($3::text IS NULL OR (created_at, id) > (SELECT c.created_at, c.id FROM ${SCHEMA}.charges c WHERE c.id = $3::text))
-       AND ($5::jsonb IS NULL OR metadata @> $5::jsonb)
-     ORDER BY created_at, id
-     LIMIT $4`,
-    [
-      opts.createdGte ?? null,
-      opts.idempotencyKey ?? null,
-      opts.startingAfter ?? null,
-      opts.limit + 1,
-      opts.metadata ? JSON.stringify(opts.metadata) : null,
-    ],
-  );
-  const hasMore = result.rows.length > opts.limit;
-  return { charges: result.rows.slice(0, opts.limit).map(toChargeRow), hasMore };
-}
-
-/**
- * Runs `work` in a READ COMMITTED transaction: advisory locks its statements take are held to
- * COMMIT. A connection whose transaction could not end is dropped, not pooled.
- */
-async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // The server may end the connection between two statements (a restart, an admin's terminate):
-  // pg then emits "error" on the checked-out client, which would end the process unheard.
-  // The next statement fails on its own; the client is dropped, not pooled.
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on("error", onError);
-  try {
-    await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    try {
-      await client.query("ROLLBACK");
-    } catch (rollbackErr) {
-      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-    }
-    throw err;
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
-  }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "23505";
+  const page = await readPage<ChargeDbRow>(pool, "charges", CHARGE_COLUMNS, opts);
+  return { charges: page.rows.map(toChargeRow), hasMore: page.hasMore };
 }

@@ -29,12 +29,17 @@ export interface RawAnswer {
 }
 
 /** POST /v1/charges without the client, to look at statuses and headers. */
-export async function postCharge(
-  baseUrl: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<RawAnswer> {
-  const res = await fetch(`${baseUrl}/v1/charges`, {
+export function postCharge(baseUrl: string, body: unknown, headers: Record<string, string> = {}) {
+  return post(`${baseUrl}/v1/charges`, body, headers);
+}
+
+/** POST /v1/refunds without the client. */
+export function postRefund(baseUrl: string, body: unknown, headers: Record<string, string> = {}) {
+  return post(`${baseUrl}/v1/refunds`, body, headers);
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>): Promise<RawAnswer> {
+  const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -43,7 +48,12 @@ export async function postCharge(
 }
 
 /** Direct database access, to check what the provider really stored. */
-export function openDb(): { countCharges(key: string): Promise<number>; close(): Promise<void> } {
+export function openDb(): {
+  countCharges(key: string): Promise<number>;
+  /** The refunds a charge has, and the sum its row keeps. */
+  refundsOf(charge: string): Promise<{ count: number; sum: number; amountRefunded: number }>;
+  close(): Promise<void>;
+} {
   const pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
   return {
     async countCharges(key) {
@@ -52,6 +62,18 @@ export function openDb(): { countCharges(key: string): Promise<number>; close():
         [key],
       );
       return result.rows[0]?.n ?? 0;
+    },
+    async refundsOf(charge) {
+      const result = await pool.query<{ count: number; sum: string; amount_refunded: string }>(
+        `SELECT (SELECT count(*)::int FROM payment_provider.refunds WHERE charge_id = c.id) AS count,
+                (SELECT coalesce(sum(amount), 0) FROM payment_provider.refunds WHERE charge_id = c.id) AS sum,
+                c.amount_refunded
+           FROM payment_provider.charges c WHERE c.id = $1`,
+        [charge],
+      );
+      const row = result.rows[0];
+      if (!row) throw new Error(`no charge ${charge}`);
+      return { count: row.count, sum: Number(row.sum), amountRefunded: Number(row.amount_refunded) };
     },
     close: () => pool.end(),
   };

@@ -61,4 +61,56 @@ export const domainErrors = {
       message: `The payment provider is unavailable (${message}); retry with the same Idempotency-Key.`,
       cause: new ErrorDetails({ reason: "provider_unavailable" }, retryAfterSeconds),
     }),
+  /**
+   * A refund beyond what is left to refund on its payment (decision 0112): 422, stored and replayed
+   * when final. While other refunds of the payment are still pending it may yet fit (one may
+   * fail), so then it is not stored and says when to ask again.
+   */
+  refundExceedsRefundable: (
+    facts: {
+      paymentId: string;
+      amountMinor: number;
+      refundableMinor: number;
+      pendingMinor: number;
+      currency: string;
+    },
+    retryAfterSeconds?: number,
+  ) =>
+    new TRPCError({
+      code: "UNPROCESSABLE_CONTENT",
+      message:
+        facts.pendingMinor > 0
+          ? `The refund of ${facts.amountMinor} exceeds what is left to refund: ${facts.refundableMinor} ${facts.currency} (another ${facts.pendingMinor} is being refunded now).`
+          : `The refund of ${facts.amountMinor} exceeds what is left to refund: ${facts.refundableMinor} ${facts.currency}.`,
+      cause: new ErrorDetails({ reason: "refund_exceeds_captured", ...facts }, retryAfterSeconds),
+    }),
+  /** Only a succeeded payment is refunded: 422, stored and replayed. */
+  paymentNotRefundable: (payment: { id: string; status: string }) =>
+    new TRPCError({
+      code: "UNPROCESSABLE_CONTENT",
+      message: `Payment ${payment.id} is ${payment.status}: only a succeeded payment can be refunded.`,
+      cause: new ErrorDetails({
+        reason: "payment_not_refundable",
+        paymentId: payment.id,
+        paymentStatus: payment.status,
+      }),
+    }),
+  /** The refund was abandoned before any request for it left: nothing was refunded. Stored. */
+  refundAbandoned: (refund: { id: string; paymentId: string }) =>
+    new TRPCError({
+      code: "UNPROCESSABLE_CONTENT",
+      message: "The refund was abandoned before it reached the payment provider; nothing was refunded.",
+      cause: new ErrorDetails({
+        reason: "refund_abandoned",
+        refundId: refund.id,
+        paymentId: refund.paymentId,
+      }),
+    }),
+  /** The provider is still working on a request with this key: the same answer as our own 409. */
+  inFlightAtProvider: (retryAfterSeconds: number) =>
+    new TRPCError({
+      code: "CONFLICT",
+      message: "This request is still in progress at the payment provider; retry after the indicated time.",
+      cause: new ErrorDetails({ reason: "in_flight_at_provider" }, retryAfterSeconds),
+    }),
 };

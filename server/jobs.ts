@@ -7,6 +7,7 @@ import { completeAbandonedPayments, completerOptions } from "./payments/complete
 import { type PaymentProvider, paymentProvider } from "./payments/provider";
 import { runReconciliation } from "./payments/reconciler";
 import { startReceiptsConsumer } from "./receipts";
+import { completeAbandonedRefunds } from "./refunds";
 
 interface Job {
   name: string;
@@ -15,7 +16,7 @@ interface Job {
 }
 
 /**
- * The background work of a server or worker process: the completer, the key sweep, counter
+ * The background work of a server or worker process: the completers (payments, refunds), the key sweep, counter
  * flushing, a periodic reconciliation, the outbox relay and the receipts consumer. Each job never
  * overlaps itself; every one is safe to run in several processes at once.
  */
@@ -29,6 +30,11 @@ export function startBackgroundJobs(
       name: "completer",
       everyMs: 2_000,
       run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
+    },
+    {
+      name: "refund completer",
+      everyMs: 2_000,
+      run: () => completeAbandonedRefunds({ prisma, provider }, completerOptions()),
     },
     { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
     {

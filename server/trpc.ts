@@ -104,12 +104,14 @@ export function admittedBy(name: LimitName) {
   };
 }
 
-export const adminProcedure = t.procedure.use(({ ctx, next }) => {
+const requireAdmin = t.middleware(({ ctx, next }) => {
   if (!ctx.principal.isAdmin)
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
   // Who acts, for the audit log (decision 0063); a principal built without one is an operator's tool.
   return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
 });
+
+export const adminProcedure = t.procedure.use(requireAdmin);
 
 const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
   const checked = checkIdempotentCall(ctx.reqHeaders.get("idempotency-key"), ctx.transport);
@@ -132,6 +134,28 @@ export function idempotentProcedure<TSchema extends z.ZodType>(
   const middleware = idempotent<z.output<TSchema>>(options);
   // `next` passed through a lambda, so tRPC sees the context the middleware adds.
   return keyedProcedure
+    .input(input)
+    .use(({ ctx, input: parsed, next }) =>
+      middleware({ ctx, input: parsed, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
+    );
+}
+
+/**
+ * An operator's mutation that runs at most once per (operators' account, Idempotency-Key): the
+ * key header is checked first, then the admin; `scope` names the account the operators' keys
+ * belong to (decision 0110), for an operator authenticates as the admin, not as an account.
+ */
+export function adminIdempotentProcedure<TSchema extends z.ZodType>(
+  input: TSchema,
+  options: IdempotencyOptions<z.output<TSchema>>,
+  scope: (prisma: Context["prisma"]) => Promise<{ id: string }>,
+) {
+  const middleware = idempotent<z.output<TSchema>>(options);
+  return t.procedure
+    .meta({ idempotent: true })
+    .use(requireIdempotencyKey)
+    .use(requireAdmin)
+    .use(async ({ ctx, next }) => next({ ctx: { account: await scope(ctx.prisma) } }))
     .input(input)
     .use(({ ctx, input: parsed, next }) =>
       middleware({ ctx, input: parsed, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),

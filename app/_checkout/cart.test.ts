@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../_keyed/memory-storage";
 import { addToCart, checkOut, itemCount, lastCheckoutOrder, parseCart, readCart, setQuantity } from "./cart";
-import { MemoryStorage } from "./memory-storage";
 
 describe("the cart", () => {
   it("adds, increments, changes and removes lines", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../_keyed/memory-storage";
 import { latestUnfinishedIntent, readIntent, settleIntent, startIntent } from "./intent";
-import { MemoryStorage } from "./memory-storage";
 
 const ORDER = "0b9e8f0e-5a0c-4f43-9a51-3c1f7c0d2e11";
 let n = 0;

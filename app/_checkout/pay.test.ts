@@ -1,5 +1,6 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
+import { httpError, networkError } from "../_keyed/testing/trpc-errors";
 import {
   backoffDelayMs,
   classifyFailure,
@@ -21,30 +22,6 @@ const PAYMENT: TPayment = {
   status: "succeeded",
   providerChargeId: "ch_1",
 };
-
-/** A TRPCClientError as httpLink builds it from an error response. */
-function httpError(
-  status: number,
-  code: string,
-  opts: { retryAfter?: string; details?: Record<string, unknown>; message?: string } = {},
-) {
-  const response = new Response(null, {
-    status,
-    headers: opts.retryAfter ? { "Retry-After": opts.retryAfter } : {},
-  });
-  return TRPCClientError.from(
-    {
-      error: {
-        message: opts.message ?? code,
-        code: -32000,
-        data: { code, httpStatus: status, path: "payments.create", details: opts.details },
-      },
-    },
-    { meta: { response } },
-  );
-}
-/** What a failed fetch (offline, connection reset, aborted) becomes: no data, no response. */
-const networkError = () => TRPCClientError.from(new TypeError("Failed to fetch"));
 
 type Step = TPayment | Error;
 

@@ -1,7 +1,7 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../_keyed/memory-storage";
 import { readIntent } from "./intent";
-import { MemoryStorage } from "./memory-storage";
 import type { TPayment } from "./pay";
 import { createPayer, type PayState } from "./payer";
 
@@ -159,7 +159,7 @@ describe("createPayer", () => {
     payer.subscribe(() => seen.push(payer.getState(ORDER).phase));
     await payer.pay(ORDER, "pm_card_visa");
     expect(seen[0]).toBe("idle");
-    expect(seen).toContain("paying");
+    expect(seen).toContain("running");
     expect(seen.at(-1)).toBe("done");
     expect(payer.getState(ORDER)).toMatchObject({ phase: "done", outcome: { kind: "succeeded" } });
   });

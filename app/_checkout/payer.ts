@@ -1,22 +1,11 @@
-import {
-  browserIntentFactory,
-  type IntentFactory,
-  type IntentStorage,
-  readIntent,
-  settleIntent,
-  startIntent,
-  type TPaymentIntent,
-  type TSettledOutcome,
-} from "./intent";
-import { type PayDeps, type PaymentOutcome, type PaymentProgress, payWithRetries } from "./pay";
+import type { IntentFactory, IntentStorage } from "../_keyed/intent-store";
+import { createRunner, IDLE as IDLE_STATE, type RunState } from "../_keyed/runner";
+import { paymentIntents, type TPaymentIntent, type TSettledOutcome } from "./intent";
+import { type PayDeps, type PaymentOutcome, payWithRetries } from "./pay";
 
-export type PayState =
-  | { phase: "idle" }
-  /** `resumed`: the intent was found saved (after a reload), not started by a press of Pay here. */
-  | { phase: "paying"; intent: TPaymentIntent; progress: PaymentProgress; resumed: boolean }
-  | { phase: "done"; intent: TPaymentIntent; outcome: PaymentOutcome };
+export type PayState = RunState<TPaymentIntent, PaymentOutcome>;
 
-export const IDLE: PayState = { phase: "idle" };
+export const IDLE: PayState = IDLE_STATE;
 
 export interface PayerDeps extends Omit<PayDeps, "onProgress"> {
   /** Read lazily: there is no localStorage while the server renders. */
@@ -34,75 +23,26 @@ const SETTLED_BY: Partial<Record<PaymentOutcome["kind"], TSettledOutcome>> = {
 
 export type Payer = ReturnType<typeof createPayer>;
 
-/**
- * Runs payment intents, at most one per order at a time, and publishes their progress as a
- * store React can subscribe to. Pressing Pay while the order's intent is in flight (a double
- * click, a button whose disabled state was removed) joins that intent instead of making a key.
- */
+/** Payment intents, at most one per order at a time (see createRunner). */
 export function createPayer(deps: PayerDeps) {
-  const states = new Map<string, PayState>();
-  const running = new Map<string, Promise<PaymentOutcome>>();
-  const listeners = new Set<() => void>();
-
-  function publish(orderId: string, state: PayState) {
-    states.set(orderId, state);
-    for (const listener of listeners) listener();
-  }
-
-  function run(intent: TPaymentIntent, resumed: boolean): Promise<PaymentOutcome> {
-    const { orderId } = intent;
-    const outcome = (async (): Promise<PaymentOutcome> => {
-      let result: PaymentOutcome;
-      try {
-        result = await payWithRetries(
-          {
-            ...deps,
-            onProgress: (progress) => publish(orderId, { phase: "paying", intent, progress, resumed }),
-          },
-          { orderId, paymentMethod: intent.paymentMethod },
-          intent.idempotencyKey,
-        );
-      } catch (error) {
-        // A bug, not an answer: the charge may exist, so keep the intent for a resume.
-        console.error("payment loop failed", error);
-        result = { kind: "unconfirmed", message: "Something went wrong while confirming your payment." };
-      }
-      running.delete(orderId);
-      const settled = SETTLED_BY[result.kind];
-      if (settled) settleIntent(deps.storage(), intent, settled);
-      publish(orderId, { phase: "done", intent, outcome: result });
-      return result;
-    })();
-    running.set(orderId, outcome);
-    return outcome;
-  }
-
+  const runner = createRunner<TPaymentIntent, PaymentOutcome>({
+    store: paymentIntents,
+    storage: deps.storage,
+    intents: deps.intents,
+    run: (intent, onProgress) =>
+      payWithRetries(
+        { ...deps, onProgress },
+        { orderId: intent.orderId, paymentMethod: intent.paymentMethod },
+        intent.idempotencyKey,
+      ),
+    settledBy: (outcome) => SETTLED_BY[outcome.kind],
+    failed: { kind: "unconfirmed", message: "Something went wrong while confirming your payment." },
+  });
   return {
-    getState(orderId: string): PayState {
-      return states.get(orderId) ?? IDLE;
-    },
-    subscribe(listener: () => void): () => void {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    getState: runner.getState,
+    subscribe: runner.subscribe,
+    resume: runner.resume,
     /** A press of Pay: a new intent with a new key, unless this order's intent is in flight. */
-    pay(orderId: string, paymentMethod: string): Promise<PaymentOutcome> {
-      const inFlight = running.get(orderId);
-      if (inFlight) return inFlight;
-      const intent = startIntent(
-        deps.storage(),
-        { orderId, paymentMethod },
-        deps.intents ?? browserIntentFactory,
-      );
-      return run(intent, false);
-    },
-    /** Goes on with the order's unfinished intent, same key; null when there is none. */
-    resume(orderId: string): Promise<PaymentOutcome> | null {
-      const inFlight = running.get(orderId);
-      if (inFlight) return inFlight;
-      const intent = readIntent(deps.storage(), orderId);
-      if (!intent || intent.settled) return null;
-      return run(intent, true);
-    },
+    pay: (orderId: string, paymentMethod: string) => runner.start(orderId, { orderId, paymentMethod }),
   };
 }

@@ -1,53 +1,24 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
-import { type IdempotentContext, useTRPCClient } from "@/app/_trpc/client";
+import type { IdempotentContext } from "@/app/_trpc/client";
+import { browserRunnerDeps, useRunnerOf, useRunState } from "../_keyed/use-runner";
 import { createPayer, IDLE, type Payer, type PayState } from "./payer";
 
-// One payer per tRPC client, outliving the checkout component: leaving the page and coming back
-// (or React remounting it) joins the intent in flight instead of starting another.
 const payers = new WeakMap<object, Payer>();
 
 export function usePayer(): Payer {
-  const client = useTRPCClient();
-  let payer = payers.get(client);
-  if (!payer) {
-    payer = createPayer({
+  return useRunnerOf(payers, (client) =>
+    createPayer({
+      ...browserRunnerDeps,
       send: (input, idempotencyKey, signal) =>
         client.payments.create.mutate(input, {
           context: { idempotencyKey } satisfies IdempotentContext,
           signal,
         }),
-      storage: () => window.localStorage,
-      sleep: sleepUnlessBackOnline,
-      now: Date.now,
-      random: Math.random,
-    });
-    payers.set(client, payer);
-  }
-  return payer;
-}
-
-export function usePayState(payer: Payer, orderId: string): PayState {
-  return useSyncExternalStore(
-    payer.subscribe,
-    () => payer.getState(orderId),
-    () => IDLE,
+    }),
   );
 }
 
-/**
- * Waits `ms`; a wait that began offline ends early when the browser is back online, since
- * the retry then is the quickest way to the answer. Retry-After waits (online) run in full.
- */
-function sleepUnlessBackOnline(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      window.removeEventListener("online", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    if (!navigator.onLine) window.addEventListener("online", done);
-  });
+export function usePayState(payer: Payer, orderId: string): PayState {
+  return useRunState(payer, orderId, IDLE);
 }

@@ -30,7 +30,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
     if (state.phase === "done") outcomeRef.current?.focus();
   }, [state]);
 
-  const paying = state.phase === "paying";
+  const paying = state.phase === "running";
   const outcome = state.phase === "done" ? state.outcome : null;
   // Before this tab pays, the order as the server last saw it decides what to show.
   const saved = state.phase === "idle" ? order.payment : null;
@@ -206,7 +206,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
 }
 
 function progressText(state: PayState): string {
-  if (state.phase !== "paying") return "";
+  if (state.phase !== "running") return "";
   const { progress, resumed } = state;
   if (!progress.retry && progress.attempt === 1 && !resumed) return "Processing your payment…";
   const detail = {

@@ -1,9 +1,11 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { useTRPC } from "@/app/_trpc/client";
 import { formatMoney } from "@/app/money";
+import type { AppRouter } from "@/server/root";
 
 const GIVE_UP_AFTER_MS = 60_000;
 
@@ -31,6 +33,17 @@ export function ReceiptStatus({ orderId }: { orderId: string }) {
       </p>
     );
   }
+  return (
+    <>
+      <ReceiptTable receipt={receipt} />
+      {data.refunds.length > 0 && <Refunds refunds={data.refunds} refundedMinor={data.refundedMinor} />}
+    </>
+  );
+}
+
+type TOrder = inferRouterOutputs<AppRouter>["orders"]["get"];
+
+function ReceiptTable({ receipt }: { receipt: NonNullable<TOrder["receipt"]> }) {
   return (
     <section aria-labelledby="receipt-heading" className="receipt" data-testid="receipt">
       <h4 id="receipt-heading">
@@ -61,6 +74,43 @@ export function ReceiptStatus({ orderId }: { orderId: string }) {
             <td>{formatMoney(receipt.total, receipt.currency)}</td>
           </tr>
         </tfoot>
+      </table>
+    </section>
+  );
+}
+
+/** Money given back on this order: each refund, its state and, once issued, its refund receipt. */
+function Refunds({ refunds, refundedMinor }: { refunds: TOrder["refunds"]; refundedMinor: number }) {
+  const currency = refunds[0]?.currency ?? "EUR";
+  return (
+    <section aria-labelledby="refunds-heading" className="receipt" data-testid="refunds">
+      <h4 id="refunds-heading">
+        Refunds · <span data-testid="refunded-total">{formatMoney(refundedMinor, currency)}</span> refunded
+      </h4>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col">Reason</th>
+            <th scope="col">Status</th>
+            <th scope="col">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          {refunds.map((r) => (
+            <tr key={r.id} data-testid="shopper-refund">
+              <td>{r.createdAt.slice(0, 10)}</td>
+              <td>
+                {r.reason}
+                {r.receiptNumber && <span className="muted"> · receipt {r.receiptNumber}</span>}
+              </td>
+              <td>
+                {r.status === "succeeded" ? "refunded" : r.status === "pending" ? "in progress" : r.status}
+              </td>
+              <td>{formatMoney(r.amountMinor, r.currency)}</td>
+            </tr>
+          ))}
+        </tbody>
       </table>
     </section>
   );

@@ -6,6 +6,7 @@ import { monkeyLoop, restartDatabase } from "./monkey";
 import { operate, reconcile, redriveAll } from "./operators";
 import type { Profile } from "./profile";
 import type { Random } from "./random";
+import { refundLoop } from "./refunders";
 import { rogueLoop } from "./rogue";
 import { IMPATIENT, payOrder, placeOrder, type ShopContext, shopAround } from "./shoppers";
 
@@ -23,7 +24,7 @@ export interface AttackParts {
 }
 
 /**
- * The attack: shoppers, operators, rogue charges and kills at random for the whole time, and in
+ * The attack: shoppers, operators (refunding too), rogue charges and kills at random for the whole time, and in
  * each 90 s cycle the scripted attacks at random moments of their slots, so that each seam has
  * a fair chance in the short profile: a burst over the rate limit, held charges, the provider
  * down (with a second tab and a reconciliation during it), a PostgreSQL restart, and an
@@ -44,6 +45,7 @@ export async function runAttack(parts: AttackParts): Promise<void> {
   const background = [
     ...shoppers,
     operate(deployment, random.fork("operator"), journal, until),
+    refundLoop(deployment, random.fork("refunder"), journal, until),
     rogueLoop(deployment, random.fork("rogue"), journal, until),
     monkeyLoop(deployment, random.fork("monkey"), journal, until),
   ];

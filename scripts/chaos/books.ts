@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type Charge, httpProvider } from "../../provider/client";
+import { type Charge, httpProvider, type Refund } from "../../provider/client";
 import type { Mismatch } from "../../server/payments/reconcile-checks";
 
 /** A payment of ours with its key and its ledger, read straight from PostgreSQL. */
@@ -16,6 +16,19 @@ export interface OurPayment {
   clearingEntries: number;
 }
 
+/** A refund of ours with its payment's capture and its reversal transactions. */
+export interface OurRefund {
+  id: string;
+  paymentId: string;
+  amountMinor: number;
+  status: string;
+  failureCode: string | null;
+  providerRefundId: string | null;
+  captured: number;
+  providerChargeId: string | null;
+  reversals: number;
+}
+
 export interface Report {
   providerError: string | null;
   mismatches: Mismatch[];
@@ -25,6 +38,8 @@ export interface Report {
 export interface Books {
   charges: Charge[];
   payments: OurPayment[];
+  providerRefunds: Refund[];
+  refunds: OurRefund[];
   unbalancedCurrencies: { currency: string; sum: string }[];
   unbalancedTransactions: { transactionId: string; sum: string }[];
   /** After the drain, with the provider reachable. */
@@ -41,6 +56,12 @@ export async function readProviderCharges(providerUrl: string): Promise<Charge[]
   return charges;
 }
 
+export async function readProviderRefunds(providerUrl: string): Promise<Refund[]> {
+  const refunds: Refund[] = [];
+  for await (const r of httpProvider({ baseUrl: providerUrl }).listRefunds()) refunds.push(r);
+  return refunds;
+}
+
 export async function readOurBooks(databaseUrl: string) {
   const client = new pg.Client(databaseUrl);
   await client.connect();
@@ -52,6 +73,12 @@ export async function readOurBooks(databaseUrl: string) {
              (SELECT count(*)::int FROM ledger_entries e
                WHERE e.payment_id = p.id AND e.entry_type = 'provider_clearing') AS "clearingEntries"
         FROM payments p LEFT JOIN idempotency_keys k ON k.id = p.idempotency_key_id`);
+    const refunds = await client.query<OurRefund>(`
+      SELECT r.id::text, r.payment_id::text AS "paymentId", r.amount_minor AS "amountMinor", r.status,
+             r.failure_code AS "failureCode", r.provider_refund_id AS "providerRefundId",
+             p.amount_minor AS captured, p.provider_charge_id AS "providerChargeId",
+             (SELECT count(*)::int FROM ledger_transactions t WHERE t.refund_id = r.id) AS reversals
+        FROM refunds r JOIN payments p ON p.id = r.payment_id`);
     const currencies = await client.query<{ currency: string; sum: string }>(
       "SELECT currency, sum(amount_minor)::text AS sum FROM ledger_entries GROUP BY currency HAVING sum(amount_minor) <> 0",
     );
@@ -61,6 +88,11 @@ export async function readOurBooks(databaseUrl: string) {
     );
     return {
       payments: payments.rows.map((p) => ({ ...p, createdAt: p.createdAt.getTime() })),
+      refunds: refunds.rows.map((r) => ({
+        ...r,
+        amountMinor: Number(r.amountMinor),
+        captured: Number(r.captured),
+      })),
       unbalancedCurrencies: currencies.rows,
       unbalancedTransactions: transactions.rows,
     };
@@ -69,15 +101,16 @@ export async function readOurBooks(databaseUrl: string) {
   }
 }
 
-/** How many payments are still pending (the drain waits for none). */
+/** How many payments and refunds are still pending (the drain waits for none). */
 export async function countPending(databaseUrl: string): Promise<number> {
   const client = new pg.Client(databaseUrl);
   try {
     await client.connect();
-    const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM payments WHERE status = 'pending'",
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM payments WHERE status = 'pending')
+            + (SELECT count(*) FROM refunds WHERE status = 'pending') AS n`,
     );
-    return rows[0]?.n ?? 0;
+    return Number(rows[0]?.n ?? 0);
   } catch {
     return -1;
   } finally {

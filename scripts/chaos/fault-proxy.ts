@@ -75,7 +75,8 @@ export async function startFaultProxy(opts: {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const paymentId = namedPayment(body);
+      // A refund's metadata names its payment too; its faults are not the payment's charge's.
+      const paymentId = req.url?.startsWith("/v1/charges") ? namedPayment(body) : null;
       if (down) {
         opts.onFault("down", paymentId);
         return refuse(res, 503);

@@ -16,12 +16,14 @@ export class FaultPlan {
   decide(method: string, path: string): Fault {
     const r = this.random;
     const isCharge = method === "POST" && path.startsWith("/v1/charges");
+    // A refund moves money as a charge does: the same faults at the same odds.
+    const movesMoney = isCharge || (method === "POST" && path.startsWith("/v1/refunds"));
     if (isCharge && this.forceHolds > 0) {
       this.forceHolds--;
       return { kind: "hold", ms: this.profile.holdMs };
     }
     const roll = r.int(1, 1000);
-    if (isCharge) {
+    if (movesMoney) {
       if (roll <= 60) return { kind: "error_before", status: r.chance(0.5) ? 500 : 503 };
       if (roll <= 120) return { kind: "reset_after_commit" };
       if (roll <= 140) return { kind: "hold", ms: this.profile.holdMs };

@@ -23,7 +23,27 @@ export interface PaymentAnswer {
   paymentId: string | null;
   providerChargeId: string | null;
   paymentStatus: string | null;
+  /** The payment's amount on a 200 (integer minor units). */
+  amount: number | null;
 }
+
+/** One HTTP answer (or none) an operator got for a refund request (POST /api/v1/refunds). */
+export interface RefundAnswer {
+  key: string;
+  paymentId: string;
+  amountMinor: number;
+  /** How the operator came to send it: one of refunders.ts's modes. */
+  mode: RefundMode;
+  sentAt: number;
+  answeredAt: number;
+  status: number | null;
+  retryAfter: string | null;
+  /** The problem type's last segment, or the refund's status on a 200. */
+  reason: string | null;
+  refundId: string | null;
+}
+
+export type RefundMode = "partial" | "full" | "concurrent" | "retry";
 
 /** How one shopper's key ended, from the shopper's side. */
 export interface KeyOutcome {
@@ -59,6 +79,7 @@ export interface Interval {
 
 export class Journal {
   readonly answers: PaymentAnswer[] = [];
+  readonly refundAnswers: RefundAnswer[] = [];
   readonly keys: KeyOutcome[] = [];
   readonly operators: OperatorAction[] = [];
   readonly rogue: RogueCharge[] = [];

@@ -25,6 +25,10 @@ export function printReport(opts: {
   const nearDatabase = j.answers.filter(
     (a) => a.status === 500 && j.overlaps(j.databaseOutages, a.sentAt, a.answeredAt, 10_000),
   ).length;
+  const refundsBy = new Map<string, number>();
+  for (const a of j.refundAnswers)
+    j.count(refundsBy, `${a.status ?? "no answer"}${a.status === 200 ? "" : ` ${a.reason ?? ""}`}`.trim());
+  const refundPresses = new Set(j.refundAnswers.map((a) => a.key)).size;
   const rogue = `${j.rogue.length} (${j.rogue.filter((r) => r.looksOurs).length} looking like ours)`;
   console.log(`\nchaos: profile ${opts.profile}, seed ${opts.seed}, ${opts.seconds} s`);
   console.log("what it did");
@@ -46,6 +50,8 @@ export function printReport(opts: {
     row("provider faults", list(j.faults as Map<string, number>)),
     row("provider outages", j.providerOutages.length),
     row("operator actions", list(ops)),
+    row("refunds (presses / requests)", `${refundPresses} / ${j.refundAnswers.length}`),
+    row("refund answers", list(refundsBy)),
     row("charges behind our back", rogue),
   ])
     console.log(line);

@@ -1,5 +1,12 @@
 import { callAdmin } from "./app-client";
-import { type Books, countPending, type Report, readOurBooks, readProviderCharges } from "./books";
+import {
+  type Books,
+  countPending,
+  type Report,
+  readOurBooks,
+  readProviderCharges,
+  readProviderRefunds,
+} from "./books";
 import type { Deployment } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { Journal } from "./journal";
@@ -36,7 +43,7 @@ export async function settleAndRead(parts: {
     await sleep(1000);
     pending = await countPending(deployment.directDatabaseUrl);
   }
-  if (pending > 0) journal.notes.push(`${pending} payments still pending after the drain`);
+  if (pending > 0) journal.notes.push(`${pending} payments or refunds still pending after the drain`);
 
   const afterDrain = await reconcile(deployment, random, journal, { graceSeconds: 0 });
 
@@ -58,8 +65,9 @@ export async function settleAndRead(parts: {
     graceSeconds: 0,
   });
 
-  const [charges, ours] = await Promise.all([
+  const [charges, providerRefunds, ours] = await Promise.all([
     readProviderCharges(deployment.providerUrl),
+    readProviderRefunds(deployment.providerUrl),
     readOurBooks(deployment.directDatabaseUrl),
   ]);
   const pendingKeyStates = new Map<string, string>();
@@ -69,6 +77,7 @@ export async function settleAndRead(parts: {
   }
   return {
     charges,
+    providerRefunds,
     ...ours,
     reportAfterDrain: (afterDrain.report as Report | null) ?? null,
     reportAfterOutage: (narrow.report as Report | null) ?? null,

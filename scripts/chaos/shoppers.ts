@@ -171,6 +171,7 @@ function toRecord(
     paymentId: ok ? str(body?.id) : str(body?.paymentId),
     providerChargeId: ok ? str(body?.providerChargeId) : null,
     paymentStatus: ok ? str(body?.status) : str(body?.paymentStatus),
+    amount: ok && typeof body?.amount === "number" ? body.amount : null,
   };
 }
 

@@ -19,6 +19,8 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "reconcile.run": () => admin.reconcile.run(),
   "reconcile.latest": () => admin.reconcile.latest(),
   "reconcile.resolve": () => admin.reconcile.resolve({ id: "1", note: "x" }),
+  "refunds.create": () =>
+    admin.refunds.create({ paymentId: "00000000-0000-4000-8000-000000000000", amountMinor: 1, reason: "x" }),
   "outcomes.chart": () => admin.outcomes.chart(),
   "outcomes.totals": () => admin.outcomes.totals(),
   "outbox.stats": () => admin.outbox.stats(),
@@ -30,7 +32,8 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
 describe("admin procedures", () => {
   it("answer UNAUTHORIZED to a customer and to an anonymous caller, every one of them", async () => {
     for (const who of [customer, null]) {
-      const calls = everyAdminCall(createCaller(contextFor(who)).admin);
+      // With a key header, so that an idempotent procedure gets as far as its authentication.
+      const calls = everyAdminCall(createCaller(contextFor(who, { "idempotency-key": "access-test" })).admin);
       for (const [name, call] of Object.entries(calls)) {
         await expect(call(), `${name} as ${who ? "customer" : "anonymous"}`).rejects.toMatchObject({
           code: "UNAUTHORIZED",

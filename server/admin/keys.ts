@@ -1,6 +1,7 @@
 import type { Db } from "../db";
 import { countKeysByState, findKey, type KeyRef, type KeySummary, listKeys as listKeyRows } from "../keys";
 import type { PaymentProvider } from "../payments/provider";
+import { refundView } from "../refunds";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
 import { paymentTrails } from "./payment-trail";
 import type { TKeyDetail, TKeyPage, TKeyState, TKeySummary } from "./schemas";
@@ -83,10 +84,14 @@ export async function getKeyDetail(
 ): Promise<TKeyDetail | null> {
   const key = await findKey(prisma, ref);
   if (!key) return null;
-  const [handles, payment] = await Promise.all([
+  const [handles, refund] = await Promise.all([
     handlesOf(prisma, [key.accountId]),
-    prisma.payment.findUnique({ where: { idempotencyKeyId: key.id } }),
+    prisma.refund.findUnique({ where: { idempotencyKeyId: key.id } }),
   ]);
+  // A payment key's payment, or the payment a refund key refunded.
+  const payment = refund
+    ? await prisma.payment.findUnique({ where: { id: refund.paymentId } })
+    : await prisma.payment.findUnique({ where: { idempotencyKeyId: key.id } });
   const [trail] = payment ? await paymentTrails(prisma, provider, [payment]) : [];
   return {
     ...summaryView(key, handles),
@@ -103,5 +108,6 @@ export async function getKeyDetail(
       at: e.at.toISOString(),
     })),
     payment: trail ?? null,
+    refund: refund ? refundView(refund) : null,
   };
 }

@@ -18,6 +18,7 @@ export async function getOrderDetail(
     },
   });
   if (!order) return null;
+  const payments = await paymentTrails(prisma, provider, order.payments);
   return {
     id: order.id,
     accountId: order.accountId,
@@ -33,6 +34,7 @@ export async function getOrderDetail(
       quantity: i.quantity,
       lineTotalMinor: i.lineTotalMinor,
     })),
-    payments: await paymentTrails(prisma, provider, order.payments),
+    payments,
+    refunds: payments.flatMap((p) => p.refunds).sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
   };
 }

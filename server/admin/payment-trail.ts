@@ -1,6 +1,7 @@
 import type { Db } from "../db";
 import type { Payment } from "../generated/prisma/client";
 import type { PaymentProvider } from "../payments/provider";
+import { refundsOfPayments, refundTotals } from "../refunds";
 import { ledgerTransactionsOf } from "./ledger";
 import type { TChargeLookup, TPaymentTrail } from "./schemas";
 
@@ -39,27 +40,33 @@ export async function paymentTrails(
   provider: Pick<PaymentProvider, "getCharge">,
   payments: Payment[],
 ): Promise<TPaymentTrail[]> {
-  const [transactions, charges] = await Promise.all([
-    ledgerTransactionsOf(
-      prisma,
-      payments.map((p) => p.id),
-    ),
+  const ids = payments.map((p) => p.id);
+  const [transactions, charges, refunds] = await Promise.all([
+    ledgerTransactionsOf(prisma, ids),
     Promise.all(payments.map((p) => lookUpCharge(provider, p.providerChargeId))),
+    refundsOfPayments(prisma, ids),
   ]);
-  return payments.map((p, i) => ({
-    id: p.id,
-    orderId: p.orderId,
-    idempotencyKeyId: p.idempotencyKeyId === null ? null : String(p.idempotencyKeyId),
-    amountMinor: p.amountMinor,
-    currency: p.currency,
-    paymentMethod: p.paymentMethod,
-    status: p.status,
-    providerChargeId: p.providerChargeId,
-    failureCode: p.failureCode,
-    failureMessage: p.failureMessage,
-    createdAt: p.createdAt.toISOString(),
-    updatedAt: p.updatedAt.toISOString(),
-    charge: charges[i] ?? { state: "not_charged" },
-    ledgerTransactions: transactions.filter((t) => t.paymentId === p.id),
-  }));
+  return payments.map((p, i) => {
+    const own = refunds.get(p.id) ?? [];
+    const { refundedMinor, refundableMinor } = refundTotals(p.amountMinor, p.status, own);
+    return {
+      id: p.id,
+      orderId: p.orderId,
+      idempotencyKeyId: p.idempotencyKeyId === null ? null : String(p.idempotencyKeyId),
+      amountMinor: p.amountMinor,
+      currency: p.currency,
+      paymentMethod: p.paymentMethod,
+      status: p.status,
+      providerChargeId: p.providerChargeId,
+      failureCode: p.failureCode,
+      failureMessage: p.failureMessage,
+      createdAt: p.createdAt.toISOString(),
+      updatedAt: p.updatedAt.toISOString(),
+      charge: charges[i] ?? { state: "not_charged" },
+      ledgerTransactions: transactions.filter((t) => t.paymentId === p.id),
+      refunds: own,
+      refundedMinor,
+      refundableMinor,
+    };
+  });
 }

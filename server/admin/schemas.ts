@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KEY_STATES, OUTCOMES } from "../keys";
+import { ZRefund } from "../refunds";
 
 /**
  * The admin API's answers. Ids that are BigInt in the database travel as strings, instants as
@@ -111,6 +112,10 @@ export const ZPaymentTrail = z.object({
   updatedAt: ZInstant,
   charge: ZChargeLookup,
   ledgerTransactions: z.array(ZLedgerTransaction),
+  /** The payment's refunds, oldest first, and what they come to (integer minor units). */
+  refunds: z.array(ZRefund),
+  refundedMinor: z.number().int(),
+  refundableMinor: z.number().int(),
 });
 export type TPaymentTrail = z.infer<typeof ZPaymentTrail>;
 
@@ -123,6 +128,8 @@ export const ZKeyDetail = ZKeySummary.extend({
   responseBody: z.unknown(),
   events: z.array(ZKeyEvent),
   payment: ZPaymentTrail.nullable(),
+  /** The refund a refunds.create key created, if any (its payment is `payment`). */
+  refund: ZRefund.nullable(),
 });
 export type TKeyDetail = z.infer<typeof ZKeyDetail>;
 
@@ -144,6 +151,8 @@ export const ZOrderDetail = z.object({
     }),
   ),
   payments: z.array(ZPaymentTrail),
+  /** Every refund of the order's payments, oldest first. */
+  refunds: z.array(ZRefund),
 });
 export type TOrderDetail = z.infer<typeof ZOrderDetail>;
 

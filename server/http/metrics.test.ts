@@ -77,6 +77,9 @@ describe("/api/metrics", () => {
     }
     expect(text).toMatch(/^completer_backlog_keys \d+$/m);
     expect(text).toMatch(/^completer_backlog_oldest_seconds \d+$/m);
+    expect(text).toMatch(/^refund_completer_backlog_keys \d+$/m);
+    for (const status of ["pending", "succeeded", "failed"])
+      expect(text).toMatch(new RegExp(`^refunds\\{status="${status}"\\} \\d+$`, "m"));
     expect(text).toMatch(/^outbox_messages\{state="pending"\} \d+$/m);
     expect(text).toMatch(/^consumer_processed_messages\{consumer="receipts"\} \d+$/m);
     expect(text).toMatch(/^outbox_oldest_pending_age_seconds \d+$/m);

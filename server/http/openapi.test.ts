@@ -36,7 +36,7 @@ describe("GET /api/openapi.json", () => {
     expect((await new Validator().validate(broken as unknown as SpecData)).valid).toBe(false);
   });
 
-  it("lists every /api/v1 route: the issue's five, and every procedure with OpenAPI metadata", () => {
+  it("lists every /api/v1 route: the issue's five, refunds (issue 28), and every procedure with OpenAPI metadata", () => {
     expect(routes().sort()).toEqual(
       [
         "GET /api/v1/orders/{id}",
@@ -44,6 +44,7 @@ describe("GET /api/openapi.json", () => {
         "GET /api/v1/products",
         "POST /api/v1/orders",
         "POST /api/v1/payments",
+        "POST /api/v1/refunds",
       ].sort(),
     );
     const procedures = Object.values(

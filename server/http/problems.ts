@@ -52,6 +52,23 @@ export const PROBLEM_TYPES = {
     description:
       "Another key's payment of this order succeeded (stored), or is still pending (with `Retry-After`, not stored).",
   },
+  "refund-exceeds-captured": {
+    status: 422,
+    title: "Refund exceeds what is left to refund",
+    description:
+      "The amount is more than the payment's captured amount less its other refunds (`refundableMinor`, and `pendingMinor` still in progress). Stored and replayed when final; while other refunds are pending, not stored and sent with `Retry-After`.",
+  },
+  "payment-not-refundable": {
+    status: 422,
+    title: "Payment not refundable",
+    description: "Only a succeeded payment is refunded (`paymentStatus`). Stored and replayed.",
+  },
+  "refund-abandoned": {
+    status: 422,
+    title: "Refund abandoned",
+    description:
+      "The refund was abandoned before it reached the payment provider; nothing was refunded. Stored and replayed.",
+  },
   "invalid-request": {
     status: 400,
     title: "Invalid request",
@@ -60,7 +77,7 @@ export const PROBLEM_TYPES = {
   unauthenticated: {
     status: 401,
     title: "Authentication required",
-    description: "Send `Authorization: Bearer <API key>`.",
+    description: "Send `Authorization: Bearer <API key>` (the operators' endpoints: `Bearer <ADMIN_TOKEN>`).",
   },
   "not-found": { status: 404, title: "Not found", description: "No such resource for this account." },
   "payload-too-large": {
@@ -159,7 +176,15 @@ export function problemFromError(error: TRPCError, status: number): TProblem {
     case "CONFLICT":
       return withDetails(reason === "order_already_paid" ? "order-already-paid" : "idempotency-key-in-use");
     case "UNPROCESSABLE_CONTENT":
-      return withDetails("idempotency-key-reused");
+      return withDetails(
+        reason === "refund_exceeds_captured"
+          ? "refund-exceeds-captured"
+          : reason === "payment_not_refundable"
+            ? "payment-not-refundable"
+            : reason === "refund_abandoned"
+              ? "refund-abandoned"
+              : "idempotency-key-reused",
+      );
     case "BAD_REQUEST":
     case "PARSE_ERROR":
       return withDetails("invalid-request");

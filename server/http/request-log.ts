@@ -35,10 +35,11 @@ export async function observeRequest(
   }
   response.headers.set("X-Request-Id", requestId);
   const seconds = (performance.now() - started) / 1000;
-  (deps.metrics ?? metrics).requestDuration.observe(
-    { procedure: labels.procedure, status: String(response.status) },
-    seconds,
-  );
+  const m = deps.metrics ?? metrics;
+  m.requestDuration.observe({ procedure: labels.procedure, status: String(response.status) }, seconds);
+  // Each idempotent procedure's outcomes on their own (a refund's beside a payment's).
+  if (observation.idempotency)
+    m.idempotentRequests.inc({ procedure: labels.procedure, outcome: observation.idempotency.outcome });
   log.info(
     {
       requestId,

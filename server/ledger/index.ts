@@ -5,5 +5,7 @@ export {
   type PaymentCapture,
   paymentCapture,
   postPaymentCapture,
+  postRefundReversal,
+  type RefundReversal,
 } from "./postings";
 export { type LedgerCheck, ledgerBalances, verifyLedger } from "./verify";

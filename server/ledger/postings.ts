@@ -75,3 +75,36 @@ export async function bookCapture(db: Tx | Db, capture: PaymentCapture): Promise
   await rawQuery(db, b.statement());
   return transactionId;
 }
+
+export interface RefundReversal {
+  refundId: string;
+  paymentId: string;
+  amountMinor: number;
+  currency: string;
+  description: string;
+}
+
+/**
+ * A refund as its own balanced ledger transaction, in the caller's transaction: the capture's two
+ * legs reversed for the refund's amount (debit revenue, credit the provider clearing). The
+ * database checks each leg against its refund and its payment's capture (so the reversals of a
+ * payment never exceed it), the balance at commit, and one reversal per refund; no account row
+ * is locked (decision 0111).
+ */
+export async function postRefundReversal(tx: Tx, reversal: RefundReversal): Promise<string> {
+  const transactionId = newId();
+  const amount = BigInt(reversal.amountMinor);
+  await tx.$executeRaw`
+    INSERT INTO ledger_transactions (id, payment_id, refund_id, kind, description)
+    VALUES (${transactionId}::uuid, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid, 'refund_reversal', ${reversal.description})`;
+  const legs = await tx.$executeRaw`
+    INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, refund_id, entry_type, amount_minor, currency)
+    SELECT ${transactionId}::uuid, a.id, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid,
+           CASE a.code WHEN 'provider_clearing' THEN 'refund_clearing' ELSE 'refund_revenue' END,
+           CASE a.code WHEN 'provider_clearing' THEN -${amount}::bigint ELSE ${amount}::bigint END,
+           ${reversal.currency}
+      FROM ledger_accounts a
+     WHERE a.currency = ${reversal.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')`;
+  if (legs !== 2) throw new Error(`${HOUSE_ACCOUNTS_MISSING}: ${reversal.currency}`);
+  return transactionId;
+}

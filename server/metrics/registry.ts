@@ -18,6 +18,12 @@ export function createRegistry() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    idempotentRequests: new Counter({
+      name: "idempotent_requests_total",
+      help: "Requests to idempotent procedures by procedure and idempotency outcome (claimed, replayed, conflict_in_flight …), in this process.",
+      labelNames: ["procedure", "outcome"] as const,
+      registers,
+    }),
     outcomes: new Counter({
       name: "idempotency_outcomes_total",
       help: "Idempotency outcomes, summed across processes (the same value from every instance).",
@@ -38,6 +44,17 @@ export function createRegistry() {
     completerOldest: new Gauge({
       name: "completer_backlog_oldest_seconds",
       help: "Idle time of the oldest key waiting for the completer (0 when none).",
+      registers,
+    }),
+    refundCompleterBacklog: new Gauge({
+      name: "refund_completer_backlog_keys",
+      help: "Refunds past phase 1 whose attempt is gone, waiting for the completer.",
+      registers,
+    }),
+    refunds: new Gauge({
+      name: "refunds",
+      help: "Refunds by status (pending, succeeded, failed).",
+      labelNames: ["status"] as const,
       registers,
     }),
     outbox: new Gauge({

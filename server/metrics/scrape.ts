@@ -3,6 +3,7 @@ import { countKeysByState, KEY_STATES, OUTCOMES, outcomeTotals } from "../keys";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
 import { latestReconciliation } from "../payments/reconciler";
+import { REFUND_STATUSES, refundCompleterBacklog, refundsByStatus } from "../refunds";
 import { type Metrics, metrics } from "./registry";
 
 /**
@@ -10,18 +11,22 @@ import { type Metrics, metrics } from "./registry";
  * the ledger (the full ledger check stays an admin action).
  */
 export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): Promise<void> {
-  const [outcomes, keys, backlog, outbox, reconciliation] = await Promise.all([
+  const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds] = await Promise.all([
     outcomeTotals(prisma),
     countKeysByState(prisma),
     completerBacklog(prisma),
     outboxStats(prisma),
     latestReconciliation(prisma),
+    refundCompleterBacklog(prisma),
+    refundsByStatus(prisma),
   ]);
   m.outcomes.reset();
   for (const o of OUTCOMES) m.outcomes.inc({ outcome: o }, outcomes[o]);
   for (const s of KEY_STATES) m.keys.set({ state: s }, keys[s]);
   m.completerBacklog.set(backlog.waiting);
   m.completerOldest.set(backlog.oldestIdleSeconds);
+  m.refundCompleterBacklog.set(refundBacklog.waiting);
+  for (const s of REFUND_STATUSES) m.refunds.set({ status: s }, refunds[s]);
   m.outbox.set({ state: "pending" }, outbox.pending);
   m.outbox.set({ state: "sent" }, outbox.sent);
   m.outbox.set({ state: "failing" }, outbox.failing);

@@ -4,7 +4,7 @@ import { z } from "zod";
  * The events that cross the service boundary, and the envelope they travel in. Both the
  * producer (phase 3, through the outbox) and the consumers validate against these schemas.
  */
-export const TOPICS = ["payment.succeeded", "payment.declined"] as const;
+export const TOPICS = ["payment.succeeded", "payment.declined", "refund.succeeded"] as const;
 export type TTopic = (typeof TOPICS)[number];
 
 /**
@@ -13,6 +13,11 @@ export type TTopic = (typeof TOPICS)[number];
  */
 export function paymentMessageId(topic: TTopic, paymentId: string): string {
   return `${topic}:${paymentId}`;
+}
+
+/** A refund's event names its refund the same way: one message per refund, whatever retried it. */
+export function refundMessageId(refundId: string): string {
+  return `refund.succeeded:${refundId}`;
 }
 
 export const ZReceiptLine = z.object({
@@ -47,9 +52,25 @@ export const ZPaymentDeclined = z.object({
 });
 export type TPaymentDeclined = z.infer<typeof ZPaymentDeclined>;
 
+/** A refund that reached the shopper's card: self-contained, for the refund receipt. */
+export const ZRefundSucceeded = z.object({
+  refundId: z.uuid(),
+  paymentId: z.uuid(),
+  orderId: z.uuid(),
+  accountId: z.uuid(),
+  amount: z.number().int().positive(),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  reason: z.string().min(1),
+  providerRefundId: z.string(),
+  occurredAt: z.iso.datetime({ offset: true }),
+});
+export type TRefundSucceeded = z.infer<typeof ZRefundSucceeded>;
+
 export type TPayloadOf<T extends TTopic> = T extends "payment.succeeded"
   ? TPaymentSucceeded
-  : TPaymentDeclined;
+  : T extends "refund.succeeded"
+    ? TRefundSucceeded
+    : TPaymentDeclined;
 
 /** What the transport carries: the outbox row, as published. */
 export const ZEnvelope = z.object({

@@ -1,14 +1,17 @@
 export {
   paymentMessageId,
+  refundMessageId,
   type TEnvelope,
   TOPICS,
   type TPaymentDeclined,
   type TPaymentSucceeded,
   type TReceiptLine,
+  type TRefundSucceeded,
   type TTopic,
   ZEnvelope,
   ZPaymentSucceeded,
   ZReceiptLine,
+  ZRefundSucceeded,
 } from "./events";
 export { type Poller, startPoller } from "./poller";
 export { RELAY_DEFAULTS, type RelayOptions, relayOutboxBatch, startRelay } from "./relay";
@@ -27,5 +30,6 @@ export {
   type PaymentFacts,
   paymentSucceededEvent,
   recordPaymentEvent,
+  recordRefundEvent,
   type SettledPaymentColumns,
 } from "./writer";

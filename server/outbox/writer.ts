@@ -1,6 +1,14 @@
 import type { Payment, Prisma } from "../generated/prisma/client";
 import { type Cte, requirement, type StatementBuilder, sql } from "../keys";
-import { paymentMessageId, type TTopic, ZPaymentDeclined, ZPaymentSucceeded } from "./events";
+import {
+  paymentMessageId,
+  refundMessageId,
+  type TRefundSucceeded,
+  type TTopic,
+  ZPaymentDeclined,
+  ZPaymentSucceeded,
+  ZRefundSucceeded,
+} from "./events";
 
 type Tx = Prisma.TransactionClient;
 
@@ -25,7 +33,7 @@ export type PaymentFacts = Pick<
 export async function recordPaymentEvent(
   tx: Tx,
   payment: PaymentFacts,
-  topic: TTopic,
+  topic: Exclude<TTopic, "refund.succeeded">,
 ): Promise<{ messageId: string }> {
   const facts = {
     paymentId: payment.id,
@@ -101,4 +109,15 @@ export function paymentSucceededEvent(
     "outbox_event",
   );
   b.require(sql`(SELECT count(*) FROM ${event}) = 1`, EVENT_NOT_WRITTEN);
+}
+
+/**
+ * Writes refund.succeeded on the transaction that settles and books the refund: one message per
+ * refund (its id is the primary key), so a refund is never announced twice.
+ */
+export async function recordRefundEvent(tx: Tx, refund: TRefundSucceeded): Promise<{ messageId: string }> {
+  const payload = ZRefundSucceeded.parse(refund);
+  const messageId = refundMessageId(refund.refundId);
+  await tx.outboxMessage.create({ data: { id: messageId, topic: "refund.succeeded", payload } });
+  return { messageId };
 }

@@ -33,6 +33,8 @@ function faultOnce(fault: string): PaymentProvider {
     },
     getCharge: (id) => provider.client.getCharge(id),
     listCharges: (opts) => provider.client.listCharges(opts),
+    createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
+    listRefunds: (opts) => provider.client.listRefunds(opts),
   };
 }
 
@@ -187,6 +189,8 @@ describe("payments.create", () => {
       },
       getCharge: (id) => provider.client.getCharge(id),
       listCharges: (opts) => provider.client.listCharges(opts),
+      createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
+      listRefunds: (opts) => provider.client.listRefunds(opts),
     };
     expect((await pay(alice, key, input, gateway)).ok).toBe(false);
     const forbidden = await pay(alice, key, input, gateway);

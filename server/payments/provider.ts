@@ -1,7 +1,7 @@
 import { httpProvider, type PaymentProvider } from "../../provider/client";
 import { env } from "../env";
 
-export type { Charge, PaymentProvider } from "../../provider/client";
+export type { Charge, PaymentProvider, Refund } from "../../provider/client";
 export { httpProvider, isProviderError, ProviderError } from "../../provider/client";
 
 const holder = globalThis as unknown as { paymentProvider?: PaymentProvider };

@@ -1,4 +1,5 @@
 import type { LedgerEntry, Payment } from "../generated/prisma/client";
+import type { RefundMismatchKind } from "../refunds";
 import type { Charge } from "./provider";
 
 export type MismatchKind =
@@ -9,7 +10,8 @@ export type MismatchKind =
   | "declined_with_postings"
   | "duplicate_charge"
   | "succeeded_without_receipt"
-  | "stale_pending_payment";
+  | "stale_pending_payment"
+  | RefundMismatchKind;
 
 export interface Mismatch {
   kind: MismatchKind;

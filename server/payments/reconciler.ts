@@ -1,4 +1,5 @@
 import { type Db, newId } from "../db";
+import { checkRefunds } from "../refunds";
 import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
 import { type Charge, isProviderError, type PaymentProvider } from "./provider";
 import {
@@ -39,7 +40,7 @@ const CARRIED_LIMIT = 1000;
  * mismatch is looked at again, and stays open until a run re-examines it and finds it fine (or
  * an operator resolves it); every pending payment and success without a receipt is reported
  * however old. When the provider cannot be reached, our side is still checked, the report says
- * so, and nothing provider-side is closed. Several processes may run it at once: open mismatches
+ * so, and nothing provider-side is closed. Refunds are compared the same way (checkRefunds). Several processes may run it at once: open mismatches
  * are rows with one open row per item (decision 0051).
  */
 export async function runReconciliation(
@@ -93,6 +94,19 @@ export async function runReconciliation(
       if (!isProviderError(error)) throw error;
       providerError = error.message;
     }
+  }
+  try {
+    mismatches.push(
+      ...(await checkRefunds(deps, {
+        windowStart,
+        bookingCutoffMs: ago(opts.graceSeconds ?? 60).getTime(),
+        carriedPaymentIds: carried.paymentIds.filter(isUuid),
+        providerReachable: providerError === null,
+      })),
+    );
+  } catch (error) {
+    if (!isProviderError(error)) throw error;
+    providerError = error.message;
   }
   const ours = await unfinished(
     deps.prisma,

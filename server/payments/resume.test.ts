@@ -41,6 +41,8 @@ function gatedProvider() {
     },
     getCharge: (id) => provider.client.getCharge(id),
     listCharges: (opts) => provider.client.listCharges(opts),
+    createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
+    listRefunds: (opts) => provider.client.listRefunds(opts),
   };
   return { client, open };
 }

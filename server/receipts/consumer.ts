@@ -2,6 +2,7 @@ import type { Db } from "../db";
 import { failpoint } from "../failpoints";
 import { type Delivery, type MessageTransport, type Poller, QUEUES, startPoller, ZEnvelope } from "../outbox";
 import { type IssueOutcome, issueReceipts, type ReceiptRequest, receiptRequest } from "./issue";
+import { issueRefundReceipt, type RefundReceiptRequest, refundReceiptRequest } from "./refund-receipts";
 
 export interface ConsumerOptions {
   batchSize?: number;
@@ -47,14 +48,19 @@ export async function consumeReceipts(
     await deps.transport.reject(delivery, error).catch(() => undefined);
   };
   const receipts: { delivery: Delivery; request: ReceiptRequest }[] = [];
+  const refunds: { delivery: Delivery; request: RefundReceiptRequest }[] = [];
   for (const delivery of deliveries) {
     try {
       const envelope = ZEnvelope.parse(delivery.data);
-      // Only payment.succeeded is routed here; anything else is acknowledged and ignored.
-      if (envelope.topic !== "payment.succeeded") {
+      // payment.succeeded and refund.succeeded are routed here; anything else is acknowledged and ignored.
+      if (envelope.topic === "payment.succeeded")
+        receipts.push({ delivery, request: receiptRequest(envelope) });
+      else if (envelope.topic === "refund.succeeded")
+        refunds.push({ delivery, request: refundReceiptRequest(envelope) });
+      else {
         pass.ignored++;
         handled.push(delivery);
-      } else receipts.push({ delivery, request: receiptRequest(envelope) });
+      }
     } catch (error) {
       await reject(delivery, error);
     }
@@ -84,6 +90,14 @@ export async function consumeReceipts(
       } catch (error) {
         await reject(delivery, error);
       }
+    }
+  }
+  // Refund receipts are rare beside payments': one statement each.
+  for (const { delivery, request } of refunds) {
+    try {
+      count(delivery, request.messageId, await issueRefundReceipt(deps.prisma, request));
+    } catch (error) {
+      await reject(delivery, error);
     }
   }
   if (handled.length > 0) await deps.transport.ack(handled);

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
-import { receiptView } from "../receipts";
+import { receiptView, refundReceiptNumbers } from "../receipts";
+import { REFUND_STATUSES, refundsOfOrder } from "../refunds";
 import { authedProcedure, limitedBy, router } from "../trpc";
 import { ZPayment } from "./payments";
 
@@ -42,6 +43,21 @@ export const ZOrder = ZOrderCreated.extend({
       currency: z.string(),
     })
     .nullable(),
+  /** The order's refunds, oldest first, each with its refund receipt once issued. */
+  refunds: z.array(
+    z.object({
+      id: z.string(),
+      /** Integer minor units of `currency`. */
+      amountMinor: z.number().int(),
+      currency: z.string(),
+      reason: z.string(),
+      status: z.enum(REFUND_STATUSES),
+      createdAt: z.string(),
+      receiptNumber: z.string().nullable(),
+    }),
+  ),
+  /** What has been refunded (succeeded refunds), in minor units. */
+  refundedMinor: z.number().int(),
 }).meta({ id: "Order" });
 
 // `id` as on the REST path; `orderId` (as in the admin API) is accepted too. The cast only
@@ -82,7 +98,7 @@ export const ordersRouter = router({
         method: "GET",
         path: "/orders/{id}",
         tags: ["orders"],
-        summary: "An order of yours, with its payment and receipt",
+        summary: "An order of yours, with its payment, receipt and refunds",
         errorResponses: {
           400: "The id is not a UUID.",
           401: "No valid Bearer API key.",
@@ -94,7 +110,20 @@ export const ordersRouter = router({
     .output(ZOrder)
     .query(async ({ ctx, input }) => {
       const order = await getOrderForAccount(ctx.prisma, ctx.account.id, input.id);
+      const [own, receipts] = await Promise.all([
+        refundsOfOrder(ctx.prisma, order.id),
+        refundReceiptNumbers(ctx.prisma, order.id),
+      ]);
+      const refunds = own.map(({ id, amountMinor, currency, reason, status, createdAt }) => ({
+        ...{ id, amountMinor, currency, reason, status, createdAt },
+        receiptNumber: receipts.get(id) ?? null,
+      }));
       // Issued by the receipts service shortly after the payment succeeds: null until it arrives.
-      return { ...orderView(order), receipt: order.receipt ? receiptView(order.receipt) : null };
+      return {
+        ...orderView(order),
+        receipt: order.receipt ? receiptView(order.receipt) : null,
+        refunds,
+        refundedMinor: refunds.filter((r) => r.status === "succeeded").reduce((n, r) => n + r.amountMinor, 0),
+      };
     }),
 });

@@ -7,6 +7,7 @@ import { createPaymentPhase, executePayment } from "../payments/phases";
 import { paymentProvider } from "../payments/provider";
 import { paymentView } from "../payments/views";
 import { admittedBy, authedProcedure, idempotentProcedure, router } from "../trpc";
+import { idempotentHeaders } from "./idempotent-meta";
 
 export const ZCreatePayment = z.object({
   // One spelling per id: an upper-case UUID is the same order, so the same fingerprint.
@@ -62,22 +63,10 @@ export const paymentsRouter = router({
         tags: ["payments"],
         summary: "Pay an order (idempotent)",
         description: IDEMPOTENCY_DESCRIPTION,
-        requestHeaders: z.object({
-          "Idempotency-Key": z
-            .string()
-            .min(1)
-            .max(255)
-            .meta({
-              description: `Unique per payment attempt, reused for every retry of it; kept ${ttlHours} hours after completion.`,
-              examples: ["8e03978e-40d5-43e8-bc93-6894a57f9324"],
-            }),
-        }),
-        responseHeaders: z.object({
-          "Idempotent-Replayed": z
-            .literal("true")
-            .optional()
-            .meta({ description: "Present on a replay of the stored first response." }),
-        }),
+        ...idempotentHeaders(
+          `Unique per payment attempt, reused for every retry of it; kept ${ttlHours} hours after completion.`,
+          "8e03978e-40d5-43e8-bc93-6894a57f9324",
+        ),
         successDescription: "The payment succeeded (or is pending at the provider).",
         errorResponses: {
           400: "Idempotency-Key missing or malformed, or the body is invalid; nothing stored.",

@@ -5,6 +5,8 @@ import { ledgerBalanced } from "./ledger-balanced";
 import { noChargeAfterRefusal } from "./no-charge-after-refusal";
 import { nothingChargedIsTrue } from "./nothing-charged";
 import { oneChargePerOrder } from "./one-charge-per-order";
+import { noRefundBookedWithoutProvider, providerRefundsBooked, refundAnswersBooked } from "./refunds-booked";
+import { refundsWithinCapture } from "./refunds-within-capture";
 import { rogueReported } from "./rogue-reported";
 import { paymentsStartedByAttempts } from "./started-by-an-attempt";
 import type { Invariant } from "./types";
@@ -24,4 +26,8 @@ export const INVARIANTS: Invariant[] = [
   rogueReported,
   paymentsStartedByAttempts,
   answersInKind,
+  refundsWithinCapture,
+  providerRefundsBooked,
+  noRefundBookedWithoutProvider,
+  refundAnswersBooked,
 ];

@@ -5,6 +5,7 @@ import { adminOrdersRouter } from "./orders";
 import { adminOutboxRouter } from "./outbox";
 import { adminOutcomesRouter } from "./outcomes";
 import { adminReconcileRouter } from "./reconcile";
+import { adminRefundsRouter } from "./refunds";
 import { adminAuditRouter, adminSessionsRouter } from "./sessions";
 
 /** Everything behind the admin pages; every procedure is an adminProcedure. */
@@ -13,6 +14,7 @@ export const adminRouter = router({
   orders: adminOrdersRouter,
   ledger: adminLedgerRouter,
   reconcile: adminReconcileRouter,
+  refunds: adminRefundsRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
   sessions: adminSessionsRouter,

@@ -3,9 +3,10 @@ import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
-import { MAX_KEY_LENGTH } from "../../keys";
+import { findKey, MAX_KEY_LENGTH } from "../../keys";
 import { completerOptions, redrivePayment } from "../../payments/completer";
 import { paymentProvider } from "../../payments/provider";
+import { REFUND_PROCEDURE, redriveRefund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 import { chargeLookups } from "./charges";
@@ -64,11 +65,16 @@ export const adminKeysRouter = router({
 
 async function redrive(ctx: Context, rowId: string) {
   const id = BigInt(rowId);
-  const outcome = await redrivePayment(
-    { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
-    id,
-    { ...completerOptions(), by: "admin" },
-  );
+  const provider = ctx.provider ?? paymentProvider();
+  const procedure = (await findKey(ctx.prisma, { id }))?.procedure;
+  // Each key is driven by its own procedure's phases.
+  const outcome =
+    procedure === REFUND_PROCEDURE
+      ? await redriveRefund({ prisma: ctx.prisma, provider }, id, {
+          ...completerOptions(),
+          by: "admin",
+        })
+      : await redrivePayment({ prisma: ctx.prisma, provider }, id, { ...completerOptions(), by: "admin" });
   if (outcome === "not_found") {
     const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
     if (!key) throw domainErrors.notFound("Idempotency key");
@@ -76,7 +82,7 @@ async function redrive(ctx: Context, rowId: string) {
   }
   if (outcome === "not_started") {
     throw domainErrors.invalid(
-      "No attempt of this key began its work (no payment exists, nothing was sent): there is nothing to re-drive. The client's retry may still run it; otherwise it expires.",
+      "No attempt of this key began its work (no payment or refund exists, nothing was sent): there is nothing to re-drive. The client's retry may still run it; otherwise it expires.",
       { reason: "not_started" },
     );
   }

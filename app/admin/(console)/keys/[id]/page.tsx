@@ -2,6 +2,7 @@ import { getTRPCErrorFromUnknown } from "@trpc/server";
 import { refresh } from "next/cache";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { formatMoney } from "@/app/money";
 import { isInt8Id } from "@/server/admin/schemas";
 import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
@@ -113,8 +114,29 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
         </section>
       </div>
 
+      {key.refund && (
+        <section className="card" aria-labelledby="refund-heading">
+          <h2 id="refund-heading">Refund</h2>
+          <Facts
+            items={[
+              ["Refund", <Mono key="id">{key.refund.id}</Mono>],
+              [
+                "Status",
+                <span key="s" className={`status status-${key.refund.status}`}>
+                  {key.refund.status}
+                </span>,
+              ],
+              ["Amount", formatMoney(key.refund.amountMinor, key.refund.currency)],
+              ["Reason", key.refund.reason],
+              ["Provider refund", <Mono key="p">{key.refund.providerRefundId ?? "—"}</Mono>],
+              ["Created", utc(key.refund.createdAt)],
+            ]}
+          />
+        </section>
+      )}
+
       <section className="card" aria-labelledby="payment-heading">
-        <h2 id="payment-heading">Payment</h2>
+        <h2 id="payment-heading">{key.refund ? "Refunded payment" : "Payment"}</h2>
         {key.payment ? (
           <PaymentTrail payment={key.payment} />
         ) : (

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { formatMoney } from "@/app/money";
 import { adminCaller } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
+import { PaymentRefunds } from "../../../_components/payment-refunds";
 import { PaymentTrail } from "../../../_components/payment-trail";
 import { Facts, Mono } from "../../../_components/ui";
 
@@ -79,7 +80,12 @@ export default async function AdminOrderPage({ params }: { params: Promise<{ id:
         {order.payments.length === 0 ? (
           <p className="muted">No payment attempt yet.</p>
         ) : (
-          order.payments.map((p) => <PaymentTrail key={p.id} payment={p} showOrderLink={false} />)
+          order.payments.map((p) => (
+            <div key={p.id}>
+              <PaymentTrail payment={p} showOrderLink={false} />
+              <PaymentRefunds payment={p} />
+            </div>
+          ))
         )}
       </section>
     </>

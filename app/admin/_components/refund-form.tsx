@@ -1,0 +1,164 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { formatMoney, minorToInput, parseMoney } from "@/app/money";
+import type { RefundOutcome, RefundState } from "../_refunds/refund";
+import { useRefunder, useRefundState } from "../_refunds/use-refunder";
+
+/**
+ * Refund part or all of one succeeded payment. The key is born when Refund is pressed and saved
+ * with the intent in this browser (app/admin/_refunds/refund.ts); on load, an unfinished refund of
+ * this payment is resumed with its key. The page's figures are re-read after every outcome.
+ */
+export function RefundForm({
+  paymentId,
+  currency,
+  refundableMinor,
+}: {
+  paymentId: string;
+  currency: string;
+  refundableMinor: number;
+}) {
+  const refunder = useRefunder();
+  const state = useRefundState(refunder, paymentId);
+  const router = useRouter();
+  const id = useId();
+  const [amount, setAmount] = useState(minorToInput(refundableMinor));
+  const [reason, setReason] = useState("");
+  const [invalid, setInvalid] = useState<string | null>(null);
+
+  // The default is what is left: after a refund (here or elsewhere) the page brings a new rest.
+  useEffect(() => setAmount(minorToInput(refundableMinor)), [refundableMinor]);
+
+  useEffect(() => {
+    refunder.resume(paymentId)?.then(() => router.refresh());
+  }, [refunder, paymentId, router]);
+
+  const running = state.phase === "running";
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const amountMinor = parseMoney(amount);
+    if (amountMinor === null || amountMinor <= 0) {
+      setInvalid("Enter an amount greater than zero, like 12.50.");
+      return;
+    }
+    if (reason.trim() === "") {
+      setInvalid("Say why the money goes back (a short reason).");
+      return;
+    }
+    setInvalid(null);
+    void refunder.refund({ paymentId, amountMinor, reason: reason.trim() }).then((outcome) => {
+      // Another refund needs its own reason: a press after this one finished is not taken as it.
+      if (outcome.kind === "succeeded") setReason("");
+      router.refresh();
+    });
+  }
+
+  return (
+    <form onSubmit={submit} className="stack refund-form" aria-label={`Refund payment ${paymentId}`}>
+      <div className="filters">
+        <div>
+          <label htmlFor={`${id}-amount`}>Amount to refund ({currency})</label>
+          <input
+            id={`${id}-amount`}
+            name="amount"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+          />
+        </div>
+        <div className="grow">
+          <label htmlFor={`${id}-reason`}>Reason</label>
+          <input
+            id={`${id}-reason`}
+            name="reason"
+            maxLength={200}
+            autoComplete="off"
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+          />
+        </div>
+        <div className="filter-actions">
+          <button type="submit" disabled={running} aria-busy={running}>
+            {running ? "Refunding…" : "Refund"}
+          </button>
+        </div>
+      </div>
+      {invalid && (
+        <p role="alert" className="error">
+          {invalid}
+        </p>
+      )}
+      <RefundProgress state={state} currency={currency} refundableMinor={refundableMinor} />
+    </form>
+  );
+}
+
+function RefundProgress({
+  state,
+  currency,
+  refundableMinor,
+}: {
+  state: RefundState;
+  currency: string;
+  refundableMinor: number;
+}) {
+  if (state.phase === "idle") return null;
+  if (state.phase === "running") {
+    const { progress, intent } = state;
+    const what = `Refunding ${formatMoney(intent.amountMinor, currency)}…`;
+    const retry = progress.retry
+      ? progress.retry.reason === "in_flight"
+        ? " The refund is still being processed; checking again shortly."
+        : " No answer yet; retrying with the same key."
+      : "";
+    return (
+      <p role="status" className="muted" data-testid="refund-progress">
+        {what}
+        {retry}
+      </p>
+    );
+  }
+  return <RefundResult outcome={state.outcome} currency={currency} refundableMinor={refundableMinor} />;
+}
+
+function RefundResult({
+  outcome,
+  currency,
+  refundableMinor,
+}: {
+  outcome: RefundOutcome;
+  currency: string;
+  refundableMinor: number;
+}) {
+  switch (outcome.kind) {
+    case "succeeded":
+      return (
+        <p role="status" className="success" data-testid="refund-result">
+          Refunded {formatMoney(outcome.refund.amountMinor, currency)} (refund{" "}
+          <span className="mono" data-testid="refund-id">
+            {outcome.refund.id}
+          </span>
+          , {outcome.refund.status}).
+        </p>
+      );
+    case "refused": {
+      const left = outcome.refundableMinor ?? refundableMinor;
+      return (
+        <p role="alert" className="error" data-testid="refund-refused">
+          Refund refused: {outcome.message} Only {formatMoney(left, currency)} is left to refund on this
+          payment.
+        </p>
+      );
+    }
+    default:
+      return (
+        <p role="alert" className="error">
+          {outcome.message}
+        </p>
+      );
+  }
+}

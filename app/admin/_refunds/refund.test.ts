@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../../_keyed/memory-storage";
+import { httpError, networkError } from "../../_keyed/testing/trpc-errors";
+import { createRefunder, refundIntents, type TRefund } from "./refund";
+
+const PAYMENT = "5c2d7e1a-0000-4000-8000-000000000001";
+const INPUT = { paymentId: PAYMENT, amountMinor: 500, reason: "damaged" };
+const refund = (id = "r_1"): TRefund => ({
+  id,
+  paymentId: PAYMENT,
+  amountMinor: 500,
+  currency: "EUR",
+  reason: "damaged",
+  status: "succeeded",
+});
+
+function harness(answer: (key: string, index: number) => Promise<TRefund>, storage = new MemoryStorage()) {
+  const keys: string[] = [];
+  const savedKeys: (string | undefined)[] = [];
+  const sleeps: number[] = [];
+  let n = 0;
+  const refunder = createRefunder({
+    storage: () => storage,
+    async send(input, key) {
+      keys.push(key);
+      savedKeys.push(refundIntents.read(storage, input.paymentId)?.idempotencyKey);
+      return answer(key, keys.length - 1);
+    },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    now: Date.now,
+    random: () => 0.5,
+    intents: { newKey: () => `key-${++n}`, now: () => new Date() },
+  });
+  return { refunder, keys, savedKeys, sleeps, storage };
+}
+
+describe("createRefunder", () => {
+  it("a double click joins the refund in flight: one key, one request; the key was saved before it left", async () => {
+    let release: (r: TRefund) => void = () => {};
+    const { refunder, keys, savedKeys, storage } = harness(
+      () => new Promise((resolve) => (release = resolve)),
+    );
+    const presses = [refunder.refund(INPUT), refunder.refund(INPUT)];
+    expect(presses[0]).toBe(presses[1]);
+    release(refund());
+    expect(await presses[0]).toMatchObject({ kind: "succeeded", refund: { id: "r_1" } });
+    expect(keys).toEqual(["key-1"]);
+    expect(savedKeys).toEqual(["key-1"]);
+    expect(refundIntents.read(storage, PAYMENT)).toMatchObject({
+      idempotencyKey: "key-1",
+      settled: "succeeded",
+    });
+  });
+
+  it("a lost answer and a 409 in flight are retried with the same key, the 409 after its Retry-After", async () => {
+    const steps = [networkError(), httpError(409, "X", { retryAfter: "2" }), refund()];
+    const { refunder, keys, sleeps } = harness(async () => {
+      const step = steps.shift();
+      if (step instanceof Error) throw step;
+      return step as TRefund;
+    });
+    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "succeeded" });
+    expect(keys).toEqual(["key-1", "key-1", "key-1"]);
+    expect(sleeps[1]).toBe(2000);
+  });
+
+  it("a reload resumes the saved unfinished refund with its key; a finished one is not resumed", async () => {
+    const storage = new MemoryStorage();
+    const before = harness(() => new Promise<TRefund>(() => {}), storage);
+    void before.refunder.refund(INPUT);
+    const after = harness(async () => refund(), storage);
+    expect(await after.refunder.resume(PAYMENT)).toMatchObject({ kind: "succeeded" });
+    expect(after.keys).toEqual(["key-1"]);
+    expect(after.refunder.resume(PAYMENT)).toBeNull();
+  });
+
+  it("an over-refund is refused with what is left to refund, and the intent is settled (never retried)", async () => {
+    const { refunder, keys, storage } = harness(async () => {
+      throw httpError(422, "X", {
+        message: "The refund exceeds what is left to refund.",
+        details: { reason: "refund_exceeds_captured", refundableMinor: 120 },
+      });
+    });
+    expect(await refunder.refund(INPUT)).toEqual({
+      kind: "refused",
+      reason: "refund_exceeds_captured",
+      message: "The refund exceeds what is left to refund.",
+      refundableMinor: 120,
+    });
+    expect(keys).toHaveLength(1);
+    expect(refundIntents.read(storage, PAYMENT)?.settled).toBe("refused");
+    // The next press is a new intent with a new key.
+    await refunder.refund({ ...INPUT, amountMinor: 120 });
+    expect(keys).toEqual(["key-1", "key-2"]);
+  });
+
+  it("beyond what is left while another refund is pending (422 + Retry-After) waits, then takes the final answer", async () => {
+    const steps = [
+      httpError(422, "X", {
+        retryAfter: "1",
+        details: { reason: "refund_exceeds_captured", refundableMinor: 0 },
+      }),
+      httpError(422, "X", { details: { reason: "refund_exceeds_captured", refundableMinor: 200 } }),
+    ];
+    const { refunder, keys, sleeps } = harness(async () => {
+      throw steps.shift();
+    });
+    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "refused", refundableMinor: 200 });
+    expect(keys).toEqual(["key-1", "key-1"]);
+    expect(sleeps).toEqual([1000]);
+  });
+
+  it("a key used for another request (422 without a reason) is rejected with a message saying so", async () => {
+    const { refunder } = harness(async () => {
+      throw httpError(422, "X", {
+        message: "This Idempotency-Key was already used with a different request.",
+      });
+    });
+    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "rejected", httpStatus: 422 });
+  });
+
+  it("a signed-out operator keeps the intent unfinished, to resume with the same key", async () => {
+    const { refunder, storage } = harness(async () => {
+      throw httpError(401, "X");
+    });
+    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "signed_out" });
+    expect(refundIntents.read(storage, PAYMENT)?.settled).toBeUndefined();
+  });
+});
