@@ -122,6 +122,8 @@ const payBody = (orderId: string, method = "pm_card_visa") =>
 
 interface Measured extends LoadResult {
   top?: string[];
+  /** BENCH_STATEMENTS=1: rows inserted, updated (of them HOT) and deleted per request, by table. */
+  tables?: string[];
   /** BENCH_STATEMENTS=1: PostgreSQL's CPU ms per request by backend (database/application or type). */
   pgCpu?: Record<string, number>;
   cpu?: { server: number; postgres?: number; provider: number };
@@ -171,16 +173,22 @@ const thisProcessCpu = () => {
  * wherever the app's code runs (the server by default).
  */
 async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Promise<Measured> {
+  // What earlier loads left to the background jobs (outbox relay, receipts) is done first, so
+  // that it is not counted here; what this load leaves is waited for before reading the counters,
+  // so that each payment is charged its own messaging.
+  await messagingDrained();
   const before = {
     server: appCpu(),
     provider: cpuMs(provider.pid),
     pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
   };
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
+  const tablesBefore = process.env.BENCH_STATEMENTS ? await tableWrites() : undefined;
   const walBefore = await walBytes();
   const sampler: Sampler = startWaitSampler(dbUrl("checkout", OBSERVER));
   const sessionsBefore = await sessionsStarted();
   const r = await run();
+  await messagingDrained();
   const pgAfter = postmasterPid ? cpuMs(postmasterPid) : undefined;
   const observers = await observerPids();
   const notObserver = (m: Map<number, number>) => new Map([...m].filter(([pid]) => !observers.has(pid)));
@@ -199,6 +207,11 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
         before.pg && pgAfter ? per(cpuDelta(notObserver(before.pg), notObserver(pgAfter))) : undefined,
     },
   };
+  if (tablesBefore) {
+    // Table statistics reach the shared counters within a second of each transaction's end.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    out.tables = tableWritesPer(tablesBefore, await tableWrites(), r.requests);
+  }
   if (process.env.BENCH_STATEMENTS && before.pg && pgAfter)
     out.pgCpu = await pgCpuByBackend(before.pg, pgAfter, observers, r.requests);
   if (stats) {
@@ -386,6 +399,21 @@ async function conflicts(clients: number, total: number): Promise<Measured> {
   return m;
 }
 
+/**
+ * Waits (up to 20 s) until every outbox message is relayed and every queued delivery handled: the
+ * background work a load leaves behind. The relay and the consumer poll every 500 ms when idle.
+ */
+async function messagingDrained(): Promise<void> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    const { rows } = await admin.query(
+      `SELECT (SELECT count(*) FROM outbox_messages WHERE sent_at IS NULL)
+            + (SELECT count(*) FROM pgboss.job WHERE state < 'completed') AS n`,
+    );
+    if (Number(rows[0].n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The backends of the bench's own connections, alive now (the sampler's until it stops). */
 async function observerPids(): Promise<Set<number>> {
   const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [
@@ -419,16 +447,39 @@ async function pgCpuByBackend(
   return out;
 }
 
+type TableWrites = Map<string, { ins: number; upd: number; hot: number; del: number }>;
+/** Rows written so far in the app's database, by table (pg-boss's included). */
+async function tableWrites(): Promise<TableWrites> {
+  const { rows } = await admin.query(
+    `SELECT schemaname || '.' || relname AS t, n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd,
+            n_tup_hot_upd::float8 AS hot, n_tup_del::float8 AS del
+       FROM pg_stat_user_tables`,
+  );
+  return new Map(rows.map((x) => [x.t as string, { ins: x.ins, upd: x.upd, hot: x.hot, del: x.del }]));
+}
+function tableWritesPer(before: TableWrites, after: TableWrites, requests: number): string[] {
+  const out: string[] = [];
+  for (const [t, a] of after) {
+    const b = before.get(t) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+    const d = { ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del };
+    if (d.ins + d.upd + d.del === 0) continue;
+    const f = (x: number) => (x / requests).toFixed(2);
+    out.push(`${t}: ins ${f(d.ins)} upd ${f(d.upd)} (HOT ${f(d.hot)}) del ${f(d.del)} per req`);
+  }
+  return out;
+}
+
 /** BENCH_STATEMENTS=1: where PostgreSQL's time went, per request, statement by statement. */
 async function topStatements(requests: number): Promise<string[]> {
   const { rows } = await admin.query(
-    `SELECT d.datname, s.calls, s.total_plan_time, s.total_exec_time, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS q
+    `SELECT d.datname, s.calls, s.total_plan_time, s.total_exec_time, s.wal_bytes::float8 AS wal,
+            left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS q
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-      WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.total_plan_time + s.total_exec_time DESC LIMIT 14`,
+      WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.total_plan_time + s.total_exec_time DESC LIMIT 20`,
   );
   return rows.map(
     (x) =>
-      `${x.datname} calls/req ${(x.calls / requests).toFixed(2)} plan ${(x.total_plan_time / requests).toFixed(3)} exec ${(x.total_exec_time / requests).toFixed(3)} ms/req  ${x.q}`,
+      `${x.datname} calls/req ${(x.calls / requests).toFixed(2)} plan ${(x.total_plan_time / requests).toFixed(3)} exec ${(x.total_exec_time / requests).toFixed(3)} ms/req WAL ${(x.wal / 1024 / requests).toFixed(2)} kB/req  ${x.q}`,
   );
 }
 
@@ -467,7 +518,7 @@ function report() {
         .sort((a, b) => b[1] - a[1])
         .map(([who, ms]) => `${who} ${fmt(ms, 2)}`);
       console.log(
-        `\n${name}\nactive sessions sampled: ${waits.join(", ")}\npostgres CPU ms/req: ${cpu.join(", ")}\n${r.top.join("\n")}`,
+        `\n${name}\nactive sessions sampled: ${waits.join(", ")}\npostgres CPU ms/req: ${cpu.join(", ")}\n${r.top.join("\n")}\n${(r.tables ?? []).join("\n")}`,
       );
     }
   const best = (name: string, key: "perSecond" | "p50") => {

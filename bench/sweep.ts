@@ -30,7 +30,8 @@ try {
       SELECT a.id, 'k' || g, 'payments.create', repeat('0', 64), '{}'::jsonb, 'completed', 30, 200,
              '{"data":{}}'::json, now() - interval '2 days', now() - interval '1 day'
         FROM a, generate_series(1, ${ROWS}) g RETURNING id)
-    INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'completed', 1 FROM k`;
+    -- An ordinary key's history is its row's (decision 0105); one unusual event in ten.
+    INSERT INTO idempotency_key_events (key_id, kind, fence) SELECT id, 'taken_over', 2 FROM k WHERE id % 10 = 0`;
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   await db.query("SET statement_timeout = 0");

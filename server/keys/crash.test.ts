@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
-import { counters } from "./index";
+import { counters, keyHistory } from "./index";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHILD = "server/test/crash-in-completion.ts";
@@ -85,11 +85,10 @@ describe("a process killed inside the business transaction", () => {
     const effects = () =>
       db().$queryRaw<{ id: string }[]>`
         SELECT id::text FROM idem_test_effects WHERE account_id = ${account.id}::uuid AND key = ${key}`;
-    const keyRow = () =>
-      db().idempotencyKey.findFirstOrThrow({
-        where: { accountId: account.id, key },
-        include: { events: { orderBy: { id: "asc" } } },
-      });
+    const keyRow = async () => {
+      const row = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+      return { ...row, events: await keyHistory(db(), row.id) };
+    };
     timings.push(`killed and its connection gone at ${ms(t0)}`);
     expect(await effects()).toEqual([]);
     const orphan = await keyRow();

@@ -70,6 +70,7 @@ export const outcomeSeries = onPrisma(core.outcomeSeries);
 export const outcomeTotals = onPrisma(core.outcomeTotals);
 export const listKeys = onPrisma(core.listKeys);
 export const findKey = onPrisma(core.findKey);
+export const keyHistory = onPrisma(core.keyHistory);
 export const countKeysByState = onPrisma(core.countKeysByState);
 export const recordKeyEvent = onPrisma(core.recordKeyEvent);
 export const sweepExpiredKeys = onPrisma(core.sweepExpiredKeys);

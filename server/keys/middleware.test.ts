@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, EFFECTS_TABLE_SQL, hooks, runs } from "../test/idempotent-router";
+import { keyHistory } from "./index";
 
 type Outcome =
   | { ok: true; data: unknown; headers: Headers }
@@ -204,10 +205,8 @@ describe("leases and fencing", () => {
     expect(!late.ok && late.error.code).toBe("CONFLICT");
     expect(runsOf(account, key)).toBe(2);
     expect(await effectsOf(account)).toBe(1);
-    const row = await db().idempotencyKey.findFirstOrThrow({
-      where: { accountId: account.id, key },
-      include: { events: true },
-    });
+    const found = await db().idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+    const row = { ...found, events: await keyHistory(db(), found.id) };
     expect(row.state).toBe("completed");
     expect(row.fence).toBe(2);
     expect(JSON.parse(JSON.stringify(row.responseBody))).toEqual({ data: takeover.ok && takeover.data });

@@ -8,7 +8,7 @@ import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
 import { claimTestKey } from "../test/keys";
-import { counters, sweepExpiredKeys } from "./index";
+import { counters, keyHistory, sweepExpiredKeys } from "./index";
 
 // The sweep deletes every expired key in the database, so this file has a database of its own:
 // the counts below are then exact, and other files' expired keys (the admin tests make some)
@@ -185,13 +185,15 @@ describe("an expired key not yet swept", () => {
     expect(reused.data).toMatchObject(second);
     expect(runs.get(`${account.id}/${key}`)).toBe(2);
 
-    const fresh = await prisma.idempotencyKey.findFirstOrThrow({
-      where: { accountId: account.id, key },
-      include: { events: true },
-    });
+    const row = await prisma.idempotencyKey.findFirstOrThrow({ where: { accountId: account.id, key } });
+    const fresh = { ...row, events: await keyHistory(prisma, row.id) };
     expect(fresh.id).not.toBe(old.id);
     expect([fresh.state, fresh.fence, fresh.requestParams]).toEqual(["completed", 1, second]);
     expect(fresh.events.map((e) => e.kind).sort()).toEqual(["claimed", "completed"]);
+    // Read from the row (decision 0105): a key whose life went as it should stores no event rows.
+    const stored = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM idempotency_key_events WHERE key_id = ${row.id}`;
+    expect(stored[0]?.n).toBe(0);
     // And the new request is the one replayed from now on.
     const replay = await call(account, key, second);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");

@@ -12,6 +12,8 @@ CREATE TABLE "idempotency_keys" (
     "request_params" JSONB NOT NULL,
     "state" TEXT NOT NULL DEFAULT 'in_progress',
     "recovery_point" TEXT NOT NULL DEFAULT 'started',
+    -- The recovery point its first phase reached with the claim itself; null: none ran with it.
+    "claim_point" TEXT,
     "fence" INTEGER NOT NULL DEFAULT 1,
     "attempts" INTEGER NOT NULL DEFAULT 1,
     "locked_until" TIMESTAMPTZ(3),
@@ -40,13 +42,13 @@ CREATE TABLE "idempotency_keys" (
 
 CREATE UNIQUE INDEX "idempotency_keys_account_id_key_key" ON "idempotency_keys"("account_id", "key");
 CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at");
-CREATE INDEX "idempotency_keys_state_locked_until_idx" ON "idempotency_keys"("state", "locked_until");
 -- A console's keyset pagination, newest first.
 CREATE INDEX "idempotency_keys_created_at_id_idx" ON "idempotency_keys"("created_at" DESC, "id" DESC);
 -- The completer's search for unfinished keys of one procedure.
 CREATE INDEX "idempotency_keys_recovery_idx" ON "idempotency_keys"("procedure", "next_recovery_at") WHERE "state" = 'in_progress';
 
--- Each key's history.
+-- Each key's unusual events (takeovers, progress after the claim, releases, pauses, refusals,
+-- fenced attempts, re-drives). Its ordinary life is read from the key row: see the view below.
 CREATE TABLE "idempotency_key_events" (
     "id" BIGSERIAL NOT NULL,
     "key_id" BIGINT NOT NULL,
@@ -59,6 +61,23 @@ CREATE TABLE "idempotency_key_events" (
 );
 CREATE INDEX "idempotency_key_events_key_id_idx" ON "idempotency_key_events"("key_id");
 ALTER TABLE "idempotency_key_events" ADD CONSTRAINT "idempotency_key_events_key_id_fkey" FOREIGN KEY ("key_id") REFERENCES "idempotency_keys"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- A key's whole history, oldest first by (at, seq): claimed (created_at), the first phase that
+-- committed with the claim (claim_point), the stored events, completed (completed_at).
+CREATE VIEW "idempotency_key_history" AS
+  SELECT k."id" AS "key_id", -1::bigint AS "id", 0::bigint AS "seq", 'claimed'::text AS "kind",
+         1 AS "fence", NULL::text AS "detail", k."created_at" AS "at"
+    FROM "idempotency_keys" k
+  UNION ALL
+  SELECT k."id", -2, 1, 'progressed', 1, k."claim_point", k."created_at"
+    FROM "idempotency_keys" k WHERE k."claim_point" IS NOT NULL
+  UNION ALL
+  SELECT e."key_id", e."id", 2 + e."id", e."kind", e."fence", e."detail", e."at"
+    FROM "idempotency_key_events" e
+  UNION ALL
+  SELECT k."id", -3, 9223372036854775807, 'completed', k."fence", k."response_status"::text,
+         coalesce(k."completed_at", k."updated_at")
+    FROM "idempotency_keys" k WHERE k."state" = 'completed';
 
 -- Outcome counters per minute, summed across processes.
 -- Outcomes per minute and per procedure (a key's `procedure`; "" for counts without one).

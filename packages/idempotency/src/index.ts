@@ -29,6 +29,7 @@ export {
   type KeyListFilter,
   type KeyRef,
   type KeySummary,
+  keyHistory,
   listKeys,
 } from "./inspect.js";
 export { checkIdempotentCall, MAX_KEY_LENGTH, parseIdempotencyKey } from "./key-header.js";

@@ -107,16 +107,26 @@ export async function findKey(db: KeyDb<unknown>, ref: KeyRef): Promise<KeyDetai
            k.request_params::text AS params, k.response_body::text AS body
       FROM idempotency_keys k WHERE ${match}`);
   if (!row) return null;
-  const events = await db.query<KeyEvent>(sql`
-    SELECT id, kind, fence, detail, at FROM idempotency_key_events WHERE key_id = ${row.id} ORDER BY at, id`);
+  const events = await keyHistory(db, row.id);
   const { params, body, ...rest } = row;
   return {
     ...rest,
     id: BigInt(rest.id),
     requestParams: JSON.parse(params) as unknown,
     responseBody: body === null ? null : (JSON.parse(body) as unknown),
-    events: events.map((e) => ({ ...e, id: BigInt(e.id) })),
+    events,
   };
+}
+
+/**
+ * A key's history, oldest first: its ordinary life read from the row (claimed, the first phase
+ * with the claim, completed) and the unusual events stored beside it (decision 0105). Derived
+ * lines have negative ids.
+ */
+export async function keyHistory(db: KeyDb<unknown>, keyId: bigint): Promise<KeyEvent[]> {
+  const events = await db.query<KeyEvent>(sql`
+    SELECT id, kind, fence, detail, at FROM idempotency_key_history WHERE key_id = ${keyId} ORDER BY at, seq`);
+  return events.map((e) => ({ ...e, id: BigInt(e.id) }));
 }
 
 /** How many keys are in each state. */

@@ -40,6 +40,11 @@ export interface ClaimParams {
 }
 
 /**
+ * The key's history is its row's for the ordinary life of a key (claimed at created_at, the first
+ * phase with the claim as claim_point, completed at completed_at: view idempotency_key_history,
+ * decision 0105); only the unusual events below (takeovers, releases, pauses, refusals, fenced
+ * attempts, progress after the claim, re-drives) are rows of their own.
+ *
  * The claim: one statement that inserts the key (ON CONFLICT DO NOTHING — the database picks the
  * winner) or, when it exists, returns the existing row, so every outcome costs one round trip.
  * Under a concurrent insert the fallback SELECT can miss a row committed after the statement's
@@ -61,18 +66,14 @@ export function claimStatement(p: ClaimParams, phase?: FirstPhaseStatement): Sql
   return sql`
     WITH ins AS (
       INSERT INTO idempotency_keys
-        (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at, recovery_point)
+        (account_id, key, procedure, fingerprint, request_params, lease_seconds, locked_until, expires_at,
+         recovery_point, claim_point)
       VALUES (${p.accountId}::uuid, ${p.key}, ${p.procedure}, ${p.fingerprint},
               ${JSON.stringify(p.requestParams)}::jsonb, ${p.leaseSeconds},
               now() + make_interval(secs => ${p.leaseSeconds}), now() + make_interval(secs => ${p.ttlSeconds}),
-              ${recoveryPoint})
+              ${recoveryPoint}, ${phase ? phase.recoveryPoint : null})
       ON CONFLICT (account_id, key) DO NOTHING
       RETURNING *
-    ), ev AS (
-      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
-      SELECT id, 'claimed', fence, NULL FROM ins
-      UNION ALL
-      SELECT id, 'progressed', fence, recovery_point FROM ins WHERE recovery_point <> 'started'
     )${phase?.ctes.hasCtes ? sql`, ${phase.ctes.ctes}` : empty}
     SELECT true AS inserted, id, fingerprint, state, recovery_point AS "recoveryPoint", fence,
            response_status AS "responseStatus", response_body::text AS "responseBody",
@@ -211,9 +212,6 @@ export async function completeKey<TTx>(
              expires_at = now() + (expires_at - created_at)
        WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
       RETURNING id, fence
-    ), ev AS (
-      INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
-      SELECT id, 'completed', fence, ${String(status)} FROM done
     )
     SELECT count(*)::int AS n FROM done`;
   const rows = await (tx === null
@@ -283,9 +281,6 @@ function completion(id: bigint, fence: number, status: number, body: string, wri
                expires_at = now() + (expires_at - created_at)
          WHERE id = ${id} AND fence = ${fence} AND state = 'in_progress'
         RETURNING id, fence
-      ), ev AS (
-        INSERT INTO idempotency_key_events (key_id, kind, fence, detail)
-        SELECT id, 'completed', fence, ${String(status)} FROM done
       )
       SELECT ${join([requireSql(sql`(SELECT count(*) FROM done) = 1`, FENCE_LOST), ...checks], " AND ")} AS ok`;
   return { statement, requirements };
