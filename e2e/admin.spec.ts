@@ -214,7 +214,8 @@ test.describe("at a phone's width", () => {
       await page.screenshot({ path: testInfo.outputPath(`phone-${name}.png`), fullPage: true });
     };
 
-    await expect(page.getByRole("img", { name: /^Claimed:/ })).toBeInViewport();
+    const outcomes = page.getByRole("figure", { name: /Idempotency outcomes per minute/ });
+    await expect(outcomes.getByRole("img", { name: /^Claimed:/ })).toBeInViewport();
     await fitsTheScreen("overview");
 
     await page.goto(`/admin/keys?q=${key}`);
