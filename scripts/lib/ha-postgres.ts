@@ -75,13 +75,16 @@ export interface HaCluster {
   stop(): Promise<void>;
 }
 
+// Listening ports below Linux's ephemeral range (32768-60999): a port in it can be held for a
+// moment by any outgoing connection, and a node that cannot bind fails Patroni's bootstrap (seen:
+// 55310 taken while CI's failover test started its cluster).
 export const HA_DEFAULTS = {
   nodes: 2,
-  pgBasePort: 55310,
+  pgBasePort: 25310,
   restBasePort: 8310,
   etcdClientPort: 23790,
   etcdPeerPort: 23800,
-  entryPort: 55319,
+  entryPort: 25319,
 } as const;
 
 const SUPERUSER = { username: "postgres", password: "postgres" };

@@ -36,7 +36,7 @@ const ZOptions = z.object({
   /** Seconds of paying after the old primary is back as a standby. */
   FAILOVER_COOLDOWN_SECONDS: z.coerce.number().min(0).max(60).default(3),
   FAILOVER_ORDERS: z.coerce.number().int().min(10).max(100_000).default(900),
-  FAILOVER_PROVIDER_PG_PORT: z.coerce.number().int().min(1).max(65535).default(55318),
+  FAILOVER_PROVIDER_PG_PORT: z.coerce.number().int().min(1).max(65535).default(25318),
 });
 const options = ZOptions.parse(
   Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== "")),
