@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { UnknownCursorError } from "./pg";
+import { isUnknownCursor } from "./pg";
 
 export interface Reply {
   status: number;
@@ -199,7 +199,7 @@ export async function listReply<Q extends z.ZodType, T>(
     const page = await read(parsed.data, metadata);
     return { status: 200, body: { object: "list", data: page.data, has_more: page.hasMore } };
   } catch (err) {
-    if (err instanceof UnknownCursorError) {
+    if (isUnknownCursor(err)) {
       return apiError(400, "invalid_request_error", err.message, { param: "starting_after" });
     }
     throw err;

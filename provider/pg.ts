@@ -9,6 +9,14 @@ export const SCHEMA = "payment_provider";
 
 export class UnknownCursorError extends Error {
   override name = "UnknownCursorError";
+  readonly code = UNKNOWN_CURSOR;
+}
+
+const UNKNOWN_CURSOR = "unknown_cursor";
+
+/** An UnknownCursorError from any copy of this module: told by its code, not class identity. */
+export function isUnknownCursor(error: unknown): error is UnknownCursorError {
+  return (error as { code?: unknown } | null)?.code === UNKNOWN_CURSOR;
 }
 
 /** The filters every list takes (charges and refunds). */

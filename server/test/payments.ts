@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { TRPCError } from "@trpc/server";
+import type { TRPCError } from "@trpc/server";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { db } from "../db";
 import { httpProvider, type PaymentProvider } from "../payments/provider";
@@ -32,12 +32,31 @@ export async function pay(
   provider: PaymentProvider,
 ): Promise<PayOutcome> {
   const ctx = contextFor(account, { "idempotency-key": key }, provider);
+  return callOutcome(ctx.resHeaders, () => createCaller(ctx).payments.create(input));
+}
+
+/**
+ * A caller's call as a client sees it: its data, or the tRPC error it answered with. The error is
+ * told by tRPC's own `name`, never by class identity (decision 0095); anything else is rethrown.
+ */
+export async function callOutcome<T>(
+  headers: Headers,
+  call: () => Promise<T>,
+): Promise<{ ok: true; data: T; headers: Headers } | { ok: false; error: TRPCError; headers: Headers }> {
   try {
-    return { ok: true, data: await createCaller(ctx).payments.create(input), headers: ctx.resHeaders };
+    return { ok: true, data: await call(), headers };
   } catch (error) {
-    if (error instanceof TRPCError) return { ok: false, error, headers: ctx.resHeaders };
+    if (isTRPCError(error)) return { ok: false, error, headers };
     throw error;
   }
+}
+
+function isTRPCError(error: unknown): error is TRPCError {
+  return (
+    error instanceof Error &&
+    error.name === "TRPCError" &&
+    typeof (error as { code?: unknown }).code === "string"
+  );
 }
 
 /** A client that retries with the same key on 5xx and in-flight 409s, as the browser does. */

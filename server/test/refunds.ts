@@ -1,11 +1,11 @@
-import { TRPCError } from "@trpc/server";
+import type { TRPCError } from "@trpc/server";
 import { createContextInner } from "../context";
 import { db } from "../db";
 import { env } from "../env";
 import type { PaymentProvider } from "../payments/provider";
 import { createCaller } from "../root";
 import type { TestAccount } from "./fixtures";
-import { createTestOrder, newKey, pay } from "./payments";
+import { callOutcome, createTestOrder, newKey, pay } from "./payments";
 
 export interface RefundInput {
   paymentId: string;
@@ -64,12 +64,7 @@ export async function refund(
   headers: Record<string, string> = {},
 ): Promise<RefundOutcome> {
   const ctx = operatorContext({ "idempotency-key": key, ...headers }, provider);
-  try {
-    return { ok: true, data: await createCaller(ctx).admin.refunds.create(input), headers: ctx.resHeaders };
-  } catch (error) {
-    if (error instanceof TRPCError) return { ok: false, error, headers: ctx.resHeaders };
-    throw error;
-  }
+  return callOutcome(ctx.resHeaders, () => createCaller(ctx).admin.refunds.create(input));
 }
 
 /** A client that retries with the same key while told to (5xx, or an answer with Retry-After). */
