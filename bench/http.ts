@@ -34,13 +34,23 @@ const SIZES = {
   conflict: [100, 400],
 };
 const CLIENTS = [1, 16] as const;
-const BENCH_DATABASES = ["checkout", "provider", "floor"];
+const BENCH_DATABASES = ["checkout", "floor"];
 
 const database = await startDatabase({
   instance: "test",
   root: join(ROOT, ".data", "bench"),
   databases: BENCH_DATABASES,
 });
+// The provider is another company's service: its database runs on a PostgreSQL server of its own,
+// so that its charges' CPU and WAL are not read as ours (decision 0121). With DATABASE_URL set
+// (an external server) it shares that server, as before.
+const providerDatabase = await startDatabase({
+  instance: "provider",
+  root: join(ROOT, ".data", "bench"),
+  databases: ["provider"],
+  port: Number(process.env.BENCH_PROVIDER_PG_PORT ?? Number(new URL(database.url).port) + 1),
+});
+const providerSeparate = providerDatabase.embedded;
 const dbUrl = (name: string, applicationName?: string) => {
   const u = new URL(database.url);
   u.pathname = `/${name}`;
@@ -53,7 +63,10 @@ const OBSERVER = "bench-observer";
 // Each run starts from empty databases: rows kept from earlier runs grow the indexes and the
 // WAL a payment writes after each checkpoint, so numbers drifted from run to run (docs/benchmarks.md,
 // round five). BENCH_KEEP_DATA=1 keeps them.
-if (database.embedded && process.env.BENCH_KEEP_DATA !== "1") await recreateDatabases(BENCH_DATABASES);
+if (database.embedded && process.env.BENCH_KEEP_DATA !== "1") {
+  await recreateDatabases(database.url, BENCH_DATABASES);
+  await recreateDatabases(providerDatabase.url, ["provider"]);
+}
 let postmasterPid: number | undefined;
 if (database.embedded) postmasterPid = await enableStatementStats();
 // The in-process variants use the app's modules, which read the environment once, on import
@@ -74,8 +87,10 @@ const admin = new pg.Pool({ connectionString: dbUrl("checkout", OBSERVER), max: 
 const stats =
   (await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rowCount === 1;
 
+const providerDbUrl = providerSeparate ? providerDatabase.url : dbUrl("provider");
+const providerPostmasterPid = providerSeparate ? await postmasterOf(providerDbUrl) : undefined;
 const provider = await startProvider({
-  databaseUrl: dbUrl("provider"),
+  databaseUrl: providerDbUrl,
   port: Number(process.env.PROVIDER_PORT ?? 0),
 });
 if (process.env.BENCH_BUILD !== "0")
@@ -124,6 +139,8 @@ interface Measured extends LoadResult {
   top?: string[];
   /** BENCH_STATEMENTS=1: rows inserted, updated (of them HOT) and deleted per request, by table. */
   tables?: string[];
+  /** BENCH_STATEMENTS=1: the load's WAL by resource manager, records and full-page images apart. */
+  walKinds?: string[];
   /** BENCH_STATEMENTS=1: PostgreSQL's CPU ms per request by backend (database/application or type). */
   pgCpu?: Record<string, number>;
   cpu?: { server: number; postgres?: number; provider: number };
@@ -157,6 +174,23 @@ async function sessionsStarted(): Promise<number> {
   return rows[0].n as number;
 }
 
+/** CPU ms of the provider: its process and, when it has a server of its own, its PostgreSQL. */
+const providerCpu = () =>
+  new Map([...cpuMs(provider.pid), ...(providerPostmasterPid ? cpuMs(providerPostmasterPid) : [])]);
+
+/** The postmaster's pid of the server at `url` (its data directory's postmaster.pid). */
+async function postmasterOf(url: string): Promise<number | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const dir = (await c.query("SHOW data_directory")).rows[0].data_directory as string;
+    const pidFile = join(dir, "postmaster.pid");
+    return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : undefined;
+  } finally {
+    await c.end();
+  }
+}
+
 /** CPU ms of the Next server's process tree, for `measured`. */
 const serverCpu = () => cpuMs(server.pid as number);
 /**
@@ -179,12 +213,13 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
   await messagingDrained();
   const before = {
     server: appCpu(),
-    provider: cpuMs(provider.pid),
+    provider: providerCpu(),
     pg: postmasterPid ? cpuMs(postmasterPid) : undefined,
   };
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
   const tablesBefore = process.env.BENCH_STATEMENTS ? await tableWrites() : undefined;
   const walBefore = await walBytes();
+  const lsnBefore = process.env.BENCH_STATEMENTS ? await flushedLsn() : undefined;
   const sampler: Sampler = startWaitSampler(dbUrl("checkout", OBSERVER));
   const sessionsBefore = await sessionsStarted();
   const r = await run();
@@ -202,7 +237,7 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
     walKb: ((await walBytes()) - walBefore) / 1024 / r.requests,
     cpu: {
       server: per(cpuDelta(before.server, appCpu())),
-      provider: per(cpuDelta(before.provider, cpuMs(provider.pid))),
+      provider: per(cpuDelta(before.provider, providerCpu())),
       postgres:
         before.pg && pgAfter ? per(cpuDelta(notObserver(before.pg), notObserver(pgAfter))) : undefined,
     },
@@ -211,6 +246,7 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
     // Table statistics reach the shared counters within a second of each transaction's end.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     out.tables = tableWritesPer(tablesBefore, await tableWrites(), r.requests);
+    if (lsnBefore) out.walKinds = await walKinds(lsnBefore, await flushedLsn(), r.requests);
   }
   if (process.env.BENCH_STATEMENTS && before.pg && pgAfter)
     out.pgCpu = await pgCpuByBackend(before.pg, pgAfter, observers, r.requests);
@@ -374,6 +410,7 @@ client.close();
 await stopServer();
 await admin.end();
 await provider.stop();
+await providerDatabase.stop();
 await database.stop();
 
 /** 409s: payments held at the provider (a fault header delays its answer) keep their keys in flight. */
@@ -469,6 +506,32 @@ function tableWritesPer(before: TableWrites, after: TableWrites, requests: numbe
   return out;
 }
 
+async function flushedLsn(): Promise<string> {
+  await admin.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+  return (await admin.query("SELECT pg_current_wal_flush_lsn()::text AS l")).rows[0].l as string;
+}
+
+/**
+ * BENCH_STATEMENTS=1: the WAL between two positions by resource manager (pg_walinspect), each
+ * record's own bytes apart from its full-page images: images follow checkpoints, not the work.
+ */
+async function walKinds(from: string, to: string, requests: number): Promise<string[]> {
+  if (from === to) return [];
+  const { rows } = await admin.query(
+    `SELECT "resource_manager/record_type" AS rm, count::float8 AS n, record_size::float8 AS rec, fpi_size::float8 AS fpi
+       FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
+    [from, to],
+  );
+  const kb = (b: number) => (b / 1024 / requests).toFixed(2);
+  const total = rows.reduce((t, x) => ({ rec: t.rec + x.rec, fpi: t.fpi + x.fpi }), { rec: 0, fpi: 0 });
+  return [
+    `WAL kB/req: records ${kb(total.rec)}, full-page images ${kb(total.fpi)}`,
+    ...rows.map(
+      (x) => `  ${x.rm}: ${(x.n / requests).toFixed(2)} records ${kb(x.rec)} kB + images ${kb(x.fpi)} kB`,
+    ),
+  ];
+}
+
 /** BENCH_STATEMENTS=1: where PostgreSQL's time went, per request, statement by statement. */
 async function topStatements(requests: number): Promise<string[]> {
   const { rows } = await admin.query(
@@ -489,13 +552,13 @@ function report() {
     `\nbench:http  ${new Date().toISOString()}  passes: ${PASSES}  prepared statements: ${process.env.DATABASE_PREPARED_STATEMENTS}  load: ${readFileSync("/proc/loadavg", "utf8").trim()}`,
   );
   console.log(
-    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req | statements/req (app db, provider db) | lock-waiting share | WAL-flush-waiting share | WAL kB/req | new db sessions |",
+    "| what | pass | p50 ms | p99 ms | per s | unexpected | server CPU ms/req | postgres CPU ms/req | provider CPU ms/req (process + its PostgreSQL) | statements/req (app db, provider db) | lock-waiting share | WAL-flush-waiting share | WAL kB/req | new db sessions |",
   );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const [name, runs] of Object.entries(results)) {
     runs.forEach((r, p) => {
       console.log(
-        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.waits && r.waits.lock * 100, 0)}% | ${fmt(r.waits && r.waits.walFlush * 100, 0)}% | ${fmt(r.walKb)} | ${fmt(r.newSessions, 0)} |`,
+        `| ${name} | ${p + 1} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.perSecond, 0)} | ${r.unexpected} | ${fmt(r.cpu?.server, 2)} | ${fmt(r.cpu?.postgres, 2)} | ${fmt(r.cpu?.provider, 2)} | ${r.statements ? `${fmt(r.statements.app)}, ${providerSeparate ? "own server" : fmt(r.statements.provider)}` : "n/a"} | ${fmt(r.waits && r.waits.lock * 100, 0)}% | ${fmt(r.waits && r.waits.walFlush * 100, 0)}% | ${fmt(r.walKb)} | ${fmt(r.newSessions, 0)} |`,
       );
     });
   }
@@ -518,7 +581,7 @@ function report() {
         .sort((a, b) => b[1] - a[1])
         .map(([who, ms]) => `${who} ${fmt(ms, 2)}`);
       console.log(
-        `\n${name}\nactive sessions sampled: ${waits.join(", ")}\npostgres CPU ms/req: ${cpu.join(", ")}\n${r.top.join("\n")}\n${(r.tables ?? []).join("\n")}`,
+        `\n${name}\nactive sessions sampled: ${waits.join(", ")}\npostgres CPU ms/req: ${cpu.join(", ")}\n${r.top.join("\n")}\n${(r.tables ?? []).join("\n")}\n${(r.walKinds ?? []).join("\n")}`,
       );
     }
   const best = (name: string, key: "perSecond" | "p50") => {
@@ -673,8 +736,10 @@ async function stopServer() {
 }
 
 /** pg_stat_statements needs a preload: set it and restart the embedded server once. */
-async function recreateDatabases(names: string[]): Promise<void> {
-  const c = new pg.Client({ connectionString: dbUrl("postgres") });
+async function recreateDatabases(serverUrl: string, names: string[]): Promise<void> {
+  const u = new URL(serverUrl);
+  u.pathname = "/postgres";
+  const c = new pg.Client({ connectionString: u.toString() });
   await c.connect();
   try {
     for (const name of names) {
