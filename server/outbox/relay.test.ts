@@ -13,7 +13,7 @@ import { deliveriesOf, drainOutbox, startTestTransport, waitFor } from "../test/
 import { it, type TestProvider } from "../test/vitest";
 import { paymentMessageId } from "./events";
 import { relayOutboxBatch, startRelay } from "./relay";
-import { type MessageTransport, startQueueTransport } from "./transport";
+import { type Delivery, type MessageTransport, startQueueTransport } from "./transport";
 
 let release: () => Promise<void>;
 let provider: TestProvider;
@@ -191,6 +191,49 @@ describe("the relay", () => {
 });
 
 describe("the transport's batch publish", () => {
+  it("puts a relay batch on the queue as one job; a message given back from it returns alone, and the job completes", async () => {
+    const schema = `pgboss_batch_${randomUUID().slice(0, 8)}`;
+    const own = await startQueueTransport({
+      connectionString: testDatabaseUrl(),
+      schema,
+      ...FAST_TRANSPORT,
+      ackTimeoutSeconds: 60,
+      retryDelaySeconds: 30,
+    });
+    const envelopes = Array.from({ length: 3 }, () => ({
+      messageId: paymentMessageId("payment.succeeded", randomUUID()),
+      topic: "payment.succeeded" as const,
+      createdAt: new Date().toISOString(),
+      payload: {},
+    }));
+    const jobs = () =>
+      db().$queryRawUnsafe<{ id: string; state: string; message_id: string | null; due: boolean }[]>(
+        `SELECT id::text, state::text, data->>'messageId' AS message_id, start_after > now() + interval '20 seconds' AS due
+           FROM "${schema}".job WHERE name = 'receipts' ORDER BY created_on, id`,
+      );
+    try {
+      await own.publishAll(envelopes);
+      const [batch, ...others] = await jobs();
+      expect(others).toEqual([]);
+      const got = await own.receive("receipts", 10);
+      expect(got.map((d) => (d.data as { messageId: string }).messageId)).toEqual(
+        envelopes.map((e) => e.messageId),
+      );
+      expect(new Set(got.map((d) => d.jobId))).toEqual(new Set([batch?.id]));
+
+      await own.reject(got[1] as Delivery, new Error("refused"));
+      expect((await jobs()).map((j) => [j.state, j.message_id, j.due])).toEqual([
+        ["active", null, false],
+        ["created", envelopes[1]?.messageId, true],
+      ]);
+      await own.ack([got[0] as Delivery, got[2] as Delivery]);
+      expect((await jobs()).map((j) => j.state)).toEqual(["completed", "created"]);
+    } finally {
+      await own.stop();
+      await db().$executeRawUnsafe(`DROP SCHEMA "${schema}" CASCADE`);
+    }
+  });
+
   it("refuses a batch for a queue that does not exist, as send() does, rather than drop it", async () => {
     // A pg-boss schema of its own, so that deleting its receipts queue touches no other test.
     const schema = `pgboss_gone_${randomUUID().slice(0, 8)}`;

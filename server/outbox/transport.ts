@@ -56,16 +56,37 @@ export interface Delivery {
   redeliveries: number;
 }
 
+/**
+ * What a job holds: one envelope (`publish`), or, from `publishAll`, every envelope of the batch
+ * for that queue. A batch is one job however many messages it holds: pg-boss writes each job
+ * three times (sent, fetched, completed), with its indexes, so one job per message cost more WAL
+ * than the payment it announced (decision 0122).
+ */
+interface BatchJob {
+  batch: unknown[];
+}
+const isBatchJob = (data: unknown): data is BatchJob =>
+  typeof data === "object" && data !== null && Array.isArray((data as BatchJob).batch);
+
 export interface MessageTransport {
   /** Sends the envelope to every queue its topic is routed to; throws unless all took it. */
   publish(envelope: TEnvelope): Promise<number>;
   /** Sends every envelope to its queues in one statement; throws when it could not. */
   publishAll(envelopes: TEnvelope[]): Promise<void>;
-  /** Up to `max` deliveries, each invisible to other receivers until acked or timed out. */
+  /**
+   * The messages of up to `max` jobs (a batch job holds several), each invisible to other
+   * receivers until its job is acknowledged or timed out.
+   */
   receive(queue: string, max: number): Promise<Delivery[]>;
-  /** Acknowledges deliveries, one statement per queue. */
+  /**
+   * Acknowledges deliveries, one statement per queue; a batch job is completed once each of its
+   * deliveries was acknowledged or given back.
+   */
   ack(deliveries: Delivery[]): Promise<void>;
-  /** Gives the delivery back for a later redelivery (with backoff), or the dead-letter queue. */
+  /**
+   * Gives the delivery back for a later redelivery (with backoff), or the dead-letter queue; a
+   * message of a batch job goes back on the queue alone, so that it holds up none of the others.
+   */
   reject(delivery: Delivery, error: unknown): Promise<void>;
   stop(): Promise<void>;
 }
@@ -111,6 +132,28 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
     throw error;
   }
 
+  // Batch jobs received by this process and how many of their deliveries are not settled yet.
+  const unsettled = new Map<string, number>();
+  /** Settles deliveries; returns the jobs now done: single ones, and batches with nothing left. */
+  const settle = (deliveries: Delivery[]): Delivery[] => {
+    const done: Delivery[] = [];
+    for (const d of deliveries) {
+      const left = unsettled.get(d.jobId);
+      if (left === undefined) done.push(d);
+      else if (left <= 1) {
+        unsettled.delete(d.jobId);
+        done.push(d);
+      } else unsettled.set(d.jobId, left - 1);
+    }
+    return done;
+  };
+  const complete = async (deliveries: Delivery[]) => {
+    for (const queue of new Set(deliveries.map((d) => d.queue))) {
+      const ids = [...new Set(deliveries.filter((d) => d.queue === queue).map((d) => d.jobId))];
+      await boss.complete(queue, ids);
+    }
+  };
+
   return {
     async publish(envelope) {
       const queues = ROUTES[envelope.topic];
@@ -123,11 +166,16 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
       return queues.length;
     },
     async publishAll(envelopes) {
-      const jobs = envelopes.flatMap((envelope) => {
+      const routed = envelopes.flatMap((envelope) => {
         const queues = ROUTES[envelope.topic];
         if (!queues) throw new Error(`no route for topic ${envelope.topic}`);
-        // Our own time-ordered job ids: pg-boss's default is a random UUID (decision 0046).
-        return queues.map((name) => ({ name, id: newId(), data: envelope }));
+        return queues.map((name) => ({ name, envelope }));
+      });
+      // One job per queue for the whole batch; our own time-ordered job ids: pg-boss's default is
+      // a random UUID (decision 0046).
+      const jobs = [...new Set(routed.map((r) => r.name))].map((name) => {
+        const batch = routed.filter((r) => r.name === name).map((r) => r.envelope);
+        return { name, id: newId(), data: batch.length === 1 ? batch[0] : { batch } };
       });
       // One INSERT for the batch, with each queue's policy, as send() applies it. Unlike send(),
       // insert() reports nothing, and a missing queue would drop its jobs silently: so each
@@ -139,18 +187,30 @@ export async function startQueueTransport(options: TransportOptions): Promise<Me
     },
     async receive(queue, max) {
       const jobs = await boss.fetch<unknown>(queue, { batchSize: max, includeMetadata: true });
-      return jobs.map((j) => ({ jobId: j.id, queue, data: j.data, redeliveries: j.retryCount }));
+      return jobs.flatMap((j) => {
+        const delivery = { jobId: j.id, queue, redeliveries: j.retryCount };
+        if (!isBatchJob(j.data)) return [{ ...delivery, data: j.data }];
+        unsettled.set(j.id, j.data.batch.length);
+        return j.data.batch.map((data) => ({ ...delivery, data }));
+      });
     },
     async ack(deliveries) {
-      for (const queue of new Set(deliveries.map((d) => d.queue))) {
-        const ids = deliveries.filter((d) => d.queue === queue).map((d) => d.jobId);
-        await boss.complete(queue, ids);
-      }
+      await complete(settle(deliveries));
     },
     async reject(delivery, error) {
-      await boss.fail(delivery.queue, delivery.jobId, {
-        message: error instanceof Error ? error.message : String(error),
+      if (!unsettled.has(delivery.jobId)) {
+        await boss.fail(delivery.queue, delivery.jobId, {
+          message: error instanceof Error ? error.message : String(error),
+        });
+        return;
+      }
+      // Alone on the queue after the first delay, then retried and dead-lettered as any message.
+      const alone = await boss.send(delivery.queue, delivery.data as object, {
+        id: newId(),
+        startAfter: o.retryDelaySeconds,
       });
+      if (alone === null) throw new Error(`queue ${delivery.queue} refused a given-back message`);
+      await complete(settle([delivery]));
     },
     async stop() {
       await boss.stop({ graceful: false, wait: true });

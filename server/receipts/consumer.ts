@@ -101,7 +101,8 @@ export async function consumeReceipts(
     }
   }
   if (handled.length > 0) await deps.transport.ack(handled);
-  pass.more = deliveries.length === batchSize;
+  // A batch job holds several messages: a full pass may deliver more than `batchSize`.
+  pass.more = deliveries.length >= batchSize;
   return pass;
 }
 

@@ -4,7 +4,7 @@ import { paymentMessageId } from "../outbox";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { takeMessagingTurn } from "../test/messaging/exclusive";
 import { type MessagingProcess, type Role, startMessagingProcess } from "../test/messaging/processes";
-import { waitFor } from "../test/messaging/queue";
+import { queuedMessages, waitFor } from "../test/messaging/queue";
 import { payMany } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
 
@@ -73,8 +73,8 @@ it("200 payments with random relay and consumer crashes: one receipt per succeed
       async () => {
         const [row] = await db().$queryRaw<{ unsent: number; unfinished: number; receipts: number }[]>`
           SELECT (SELECT count(*)::int FROM outbox_messages WHERE id = ANY(${messageIds}) AND sent_at IS NULL) AS unsent,
-                 (SELECT count(*)::int FROM pgboss.job WHERE name = 'receipts' AND state < 'completed'
-                     AND data->>'messageId' = ANY(${messageIds})) AS unfinished,
+                 (SELECT count(*)::int FROM ${queuedMessages} q WHERE state < 'completed'
+                     AND message_id = ANY(${messageIds})) AS unfinished,
                  (SELECT count(*)::int FROM receipts WHERE order_id = ANY(${orderIds}::uuid[])) AS receipts`;
         return row?.unsent === 0 && row.unfinished === 0 && row.receipts >= succeeded.size;
       },
@@ -106,7 +106,7 @@ it("200 payments with random relay and consumer crashes: one receipt per succeed
   const [deliveries] = await db().$queryRaw<{ jobs: number; redelivered: number; failed: number }[]>`
     SELECT count(*)::int AS jobs, count(*) FILTER (WHERE retry_count > 0)::int AS redelivered,
            count(*) FILTER (WHERE state = 'failed')::int AS failed
-      FROM pgboss.job WHERE name = 'receipts' AND data->>'messageId' = ANY(${[...succeeded.values()]})`;
+      FROM ${queuedMessages} q WHERE message_id = ANY(${[...succeeded.values()]})`;
   expect(deliveries?.failed).toBe(0);
   expect((deliveries?.jobs ?? 0) + (deliveries?.redelivered ?? 0)).toBeGreaterThan(succeeded.size);
   console.info(
