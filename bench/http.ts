@@ -391,7 +391,7 @@ for (const [i, clients] of CLIENTS.entries()) {
 plainClient.close();
 plain.child.kill("SIGTERM");
 
-for (const [name, r] of Object.entries(
+for (const [name, rs] of Object.entries(
   await extraComparisons({
     url: dbUrl("checkout"),
     providerUrl: provider.url,
@@ -401,7 +401,7 @@ for (const [name, r] of Object.entries(
     measure: (run) => measured(run, thisProcessCpu),
   }),
 ))
-  recordResult(name, r);
+  for (const r of rs) recordResult(name, r);
 
 const floor = CLIENTS.map((c) => runFloor(dbUrl("floor"), c, FLOOR_SECONDS));
 report();
@@ -618,6 +618,26 @@ function report() {
     console.log(
       `in process ×${c}, idempotency off / payments.create: throughput ${byPass(`in process: idempotency off ×${c}`, `in process: payments.create ×${c}`, "perSecond")}; CPU per payment ${cpuRatio(`in process: idempotency off ×${c}`, `in process: payments.create ×${c}`)}`,
     );
+  // A variant's throughput over all its rounds: every request over every second.
+  const overall = (name: string) => {
+    const rs = results[name] ?? [];
+    return rs.reduce((n, r) => n + r.requests, 0) / rs.reduce((t, r) => t + r.seconds, 0);
+  };
+  const on16 = overall("in process: payments.create ×16");
+  const off16 = overall("in process: idempotency off ×16");
+  const perPass = (name: string, read: (r: Measured) => number | undefined, digits = 2) =>
+    (results[name] ?? []).map((r) => fmt(read(r), digits)).join(" / ");
+  console.log("\nissue 27's targets (per pass, or per round in process)");
+  console.log(
+    `in process ×16, layer on / off throughput (≥ 0.87): all rounds ${fmt(on16 / off16, 3)} (${fmt(on16, 0)} vs ${fmt(off16, 0)} per s); per round ${byPass("in process: payments.create ×16", "in process: idempotency off ×16", "perSecond")}`,
+  );
+  console.log(
+    `PostgreSQL CPU ms per fresh payment ×16, background jobs included (≤ 2.5): ${perPass("fresh ×16", (r) => r.cpu?.postgres)}`,
+  );
+  console.log(`WAL kB per fresh payment ×16 (≤ 6): ${perPass("fresh ×16", (r) => r.walKb)}`);
+  console.log(
+    `replay ×1 p50 / catalog.list ×1 p50 (≤ 1.25): ${byPass("replay ×1", "catalog.list ×1", "p50")}`,
+  );
   console.log(
     `plain node: fresh ×16 / catalog.list ×16 throughput: ${byPass("plain node: fresh ×16", "plain node: catalog.list ×16", "perSecond")}`,
   );

@@ -1,8 +1,9 @@
 /**
  * Comparisons outside the HTTP server, in this process, against the same database and provider:
- * the payment path with the idempotency layer switched off (bench-only wiring: a stand-in key
- * owner that writes no key, reachable from nowhere but this file), the same path through the
- * idempotent procedure, and the app's own SQL sent by node-postgres alone (no ORM, no provider).
+ * `payments.create` through its tRPC procedure with the idempotency layer on, the same procedure
+ * with the layer switched off (bench-only wiring: the same tRPC pipeline, rate limit and handler,
+ * with a stand-in key owner that writes no key, reachable from nowhere but this file), the bare
+ * payment path without tRPC, and the app's own SQL sent by node-postgres alone (no ORM, no provider).
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -20,7 +21,10 @@ export interface VariantDeps {
 
 const SIZES = [60, 300];
 
-export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult>> {
+/** Pairs of on/off loads per client count, interleaved: the machine's drift falls on both alike. */
+const ROUNDS = 3;
+
+export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult[]>> {
   const { closeClient, createPrismaClient } = await import("../../server/db");
   const { createContextInner } = await import("../../server/context");
   const { createCaller } = await import("../../server/root");
@@ -30,6 +34,8 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const { accountByTokenStatement } = await import("../../server/auth/authenticate");
   const { hashToken } = await import("../../server/auth/tokens");
   const { sendLimitsThrough } = await import("../../server/limits");
+  const { admittedBy, authedProcedure, createCallerFactory, router } = await import("../../server/trpc");
+  const { ZCreatePayment, ZPayment } = await import("../../server/routers/payments");
 
   const prisma = createPrismaClient(deps.url);
   // A pool this run ends: the limits' own pool keeps its connections open for minutes.
@@ -57,7 +63,27 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
       },
     }) as unknown as Owner;
 
-  const out: Record<string, LoadResult> = {};
+  // payments.create with the layer off: its router's pipeline (account, input, rate limit, output)
+  // and handler, the idempotency middleware taken out.
+  const layerOff = createCallerFactory(
+    router({
+      create: authedProcedure
+        .input(ZCreatePayment)
+        .use(async ({ ctx, next }) => {
+          await admittedBy("paymentsByAccount")({ account: ctx.account, resHeaders: ctx.resHeaders });
+          return next();
+        })
+        .output(ZPayment)
+        .mutation(({ ctx, input: request }) =>
+          executePayment({ prisma: ctx.prisma, provider }, plainOwner(), ctx.account.id, request),
+        ),
+    }),
+  );
+
+  const out: Record<string, LoadResult[]> = {};
+  const add = (name: string, r: LoadResult) => {
+    out[name] = [...(out[name] ?? []), r];
+  };
   const measure = deps.measure ?? ((run: () => Promise<LoadResult>) => run());
   const input = (orderId: string) => ({ orderId, paymentMethod: "pm_card_visa" });
   const viaProcedure = async (orderId: string) => {
@@ -69,67 +95,85 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
     });
     return (await createCaller(ctx).payments.create(input(orderId))).status === "succeeded";
   };
+  const viaProcedureLayerOff = async (orderId: string) => {
+    const ctx = createContextInner({ prisma, principal: { account, isAdmin: false }, provider });
+    return (await layerOff(ctx).create(input(orderId))).status === "succeeded";
+  };
   const withoutKey = async (orderId: string) =>
     (await executePayment({ prisma, provider }, plainOwner(), deps.accountId, input(orderId))).status ===
     "succeeded";
   // Warm-up, unmeasured: whichever variant ran first opened the pool's connections, and each new
   // connection plans every statement five times before it keeps a generic plan (decision 0047).
   const most = Math.max(...deps.clients);
-  for (const run of [viaProcedure, withoutKey]) {
+  for (const run of [viaProcedure, viaProcedureLayerOff, withoutKey]) {
     const ids = await deps.orders(4 * most);
     await closedLoop(most, ids.length, (k) => run(ids[k] as string));
   }
   for (const [i, clients] of deps.clients.entries()) {
     const n = SIZES[i] as number;
-    // Interleaved in pairs, so background load falls on both alike.
-    const withKey = await deps.orders(n);
-    const without = await deps.orders(n);
-    const idempotent = await measure(() => closedLoop(clients, n, (k) => viaProcedure(withKey[k] as string)));
-    const plain = await measure(() => closedLoop(clients, n, (k) => withoutKey(without[k] as string)));
-    out[`in process: payments.create ×${clients}`] = idempotent;
-    out[`in process: idempotency off ×${clients}`] = plain;
+    // Interleaved in pairs, several times, so background load falls on both alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      const withKey = await deps.orders(n);
+      const without = await deps.orders(n);
+      add(
+        `in process: payments.create ×${clients}`,
+        await measure(() => closedLoop(clients, n, (k) => viaProcedure(withKey[k] as string))),
+      );
+      add(
+        `in process: idempotency off ×${clients}`,
+        await measure(() => closedLoop(clients, n, (k) => viaProcedureLayerOff(without[k] as string))),
+      );
+    }
+    const bare = await deps.orders(n);
+    add(
+      `in process: bare payment path, no tRPC ×${clients}`,
+      await measure(() => closedLoop(clients, n, (k) => withoutKey(bare[k] as string))),
+    );
   }
 
   // The app's SQL for one payment (auth, claim with phase 1, phase 3 with completion), by pg alone.
   const send = (sql: { text: string; values: unknown[] }) => pool.query(sql.text, sql.values as unknown[]);
   for (const [i, clients] of deps.clients.entries()) {
     const ids = await deps.orders(SIZES[i] as number);
-    out[`node-postgres, the app's SQL ×${clients}`] = await measure(() =>
-      closedLoop(clients, ids.length, async (k) => {
-        const key = randomUUID();
-        const request = input(ids[k] as string);
-        await send(accountByTokenStatement(hashToken("sk_test_alice")));
-        const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
-        const claim = {
-          accountId: deps.accountId,
-          key,
-          procedure: "payments.create",
-          fingerprint: idem.fingerprint("payments.create", params),
-          requestParams: params,
-          leaseSeconds: 30,
-          ttlSeconds: 86_400,
-        };
-        const scope = `${deps.accountId}\n${key}`;
-        const phase = idem.firstPhaseStatement(createPaymentPhase, request, { account }, scope);
-        const { rows } = await send(idem.claimStatement(claim, phase));
-        const row = rows[0];
-        const p = row.phaseResult;
-        const payment = {
-          id: p.id,
-          orderId: p.order_id,
-          accountId: p.account_id,
-          amountMinor: p.amount_minor,
-          currency: p.currency,
-          paymentMethod: p.payment_method,
-          providerKey: p.provider_key,
-        };
-        const charge = { id: `ch_bench_${randomUUID()}`, failureCode: null, failureMessage: null };
-        const body = JSON.stringify({ data: { id: payment.id } });
-        await send(
-          idem.completionStatement(BigInt(row.id), row.fence, 200, body, settleAndBook(payment, charge)),
-        );
-        return true;
-      }),
+    add(
+      `node-postgres, the app's SQL ×${clients}`,
+      await measure(() =>
+        closedLoop(clients, ids.length, async (k) => {
+          const key = randomUUID();
+          const request = input(ids[k] as string);
+          await send(accountByTokenStatement(hashToken("sk_test_alice")));
+          const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
+          const claim = {
+            accountId: deps.accountId,
+            key,
+            procedure: "payments.create",
+            fingerprint: idem.fingerprint("payments.create", params),
+            requestParams: params,
+            leaseSeconds: 30,
+            ttlSeconds: 86_400,
+          };
+          const scope = `${deps.accountId}\n${key}`;
+          const phase = idem.firstPhaseStatement(createPaymentPhase, request, { account }, scope);
+          const { rows } = await send(idem.claimStatement(claim, phase));
+          const row = rows[0];
+          const p = row.phaseResult;
+          const payment = {
+            id: p.id,
+            orderId: p.order_id,
+            accountId: p.account_id,
+            amountMinor: p.amount_minor,
+            currency: p.currency,
+            paymentMethod: p.payment_method,
+            providerKey: p.provider_key,
+          };
+          const charge = { id: `ch_bench_${randomUUID()}`, failureCode: null, failureMessage: null };
+          const body = JSON.stringify({ data: { id: payment.id } });
+          await send(
+            idem.completionStatement(BigInt(row.id), row.fence, 200, body, settleAndBook(payment, charge)),
+          );
+          return true;
+        }),
+      ),
     );
   }
   restoreLimits();
