@@ -46,6 +46,9 @@ CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at
 CREATE INDEX "idempotency_keys_created_at_id_idx" ON "idempotency_keys"("created_at" DESC, "id" DESC);
 -- The completer's search for unfinished keys of one procedure.
 CREATE INDEX "idempotency_keys_recovery_idx" ON "idempotency_keys"("procedure", "next_recovery_at") WHERE "state" = 'in_progress';
+-- Room on each page for the completion's new row version: on the row's own page PostgreSQL logs
+-- only the bytes that changed, not the whole row again (about 0.3 kB less WAL per key).
+ALTER TABLE "idempotency_keys" SET (fillfactor = 70);
 
 -- Each key's unusual events (takeovers, progress after the claim, releases, pauses, refusals,
 -- fenced attempts, re-drives). Its ordinary life is read from the key row: see the view below.
