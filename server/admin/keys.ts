@@ -71,8 +71,7 @@ export async function listKeys(prisma: Db, filter: KeyFilter): Promise<TKeyPage>
   const last = page.at(-1);
   return {
     items: page.map((r) => summaryView(r, handles)),
-    nextCursor:
-      rows.length > filter.limit && last ? encodeKeyCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    nextCursor: rows.length > filter.limit && last ? encodeKeyCursor({ id: last.id }) : null,
   };
 }
 

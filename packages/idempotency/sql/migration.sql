@@ -42,12 +42,10 @@ CREATE TABLE "idempotency_keys" (
 
 CREATE UNIQUE INDEX "idempotency_keys_account_id_key_key" ON "idempotency_keys"("account_id", "key");
 CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at");
--- A console's keyset pagination, newest first.
-CREATE INDEX "idempotency_keys_created_at_id_idx" ON "idempotency_keys"("created_at" DESC, "id" DESC);
 -- The completer's search for unfinished keys of one procedure.
 CREATE INDEX "idempotency_keys_recovery_idx" ON "idempotency_keys"("procedure", "next_recovery_at") WHERE "state" = 'in_progress';
 -- Room on each page for the completion's new row version: on the row's own page PostgreSQL logs
--- only the bytes that changed, not the whole row again (about 0.3 kB less WAL per key).
+-- only the bytes that changed, not the whole row again.
 ALTER TABLE "idempotency_keys" SET (fillfactor = 70);
 
 -- Each key's unusual events (takeovers, progress after the claim, releases, pauses, refusals,

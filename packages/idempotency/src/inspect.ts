@@ -49,7 +49,8 @@ export interface KeyListFilter {
   /** A part of the key, case-insensitive. */
   search?: string;
   /** Keyset pagination, newest first: only keys older than this one. */
-  before?: { createdAt: Date; id: bigint };
+  /** Keys older than this one (smaller ids). */
+  before?: { id: bigint };
   limit: number;
 }
 
@@ -63,8 +64,9 @@ const summaryColumns = sql`
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, "\\$&");
 
 /**
- * Keys newest first, by keyset pagination on (created_at desc, id desc): a page is "older than
- * the last row seen", so keys arriving meanwhile never shift or repeat what comes next.
+ * Keys newest first, by keyset pagination on the id (handed out in claim order, so it orders keys
+ * as their creation does, without an index of its own): a page is "older than the last row seen",
+ * so keys arriving meanwhile never shift or repeat what comes next.
  * Returns one row more than the limit when there is a next page.
  */
 export async function listKeys(db: KeyDb<unknown>, filter: KeyListFilter): Promise<KeySummary[]> {
@@ -73,14 +75,12 @@ export async function listKeys(db: KeyDb<unknown>, filter: KeyListFilter): Promi
   if (filter.accountIds) conditions.push(sql`k.account_id = ANY(${filter.accountIds}::uuid[])`);
   if (filter.search) conditions.push(sql`k.key ILIKE ${`%${escapeLike(filter.search)}%`}`);
   if (filter.before) {
-    conditions.push(
-      sql`(k.created_at, k.id) < (${filter.before.createdAt.toISOString()}::timestamptz, ${String(filter.before.id)}::bigint)`,
-    );
+    conditions.push(sql`k.id < ${String(filter.before.id)}::bigint`);
   }
   const where = conditions.length > 0 ? sql`WHERE ${join(conditions, " AND ")}` : empty;
   const rows = await db.query<KeySummary>(sql`
     SELECT ${summaryColumns} FROM idempotency_keys k ${where}
-     ORDER BY k.created_at DESC, k.id DESC
+     ORDER BY k.id DESC
      LIMIT ${filter.limit + 1}`);
   return rows.map((r) => ({ ...r, id: BigInt(r.id) }));
 }
