@@ -12,6 +12,8 @@ export interface PaymentCapture {
   amountMinor: number;
   currency: string;
   description: string;
+  /** The provider's charge captured: unique among captures, so a charge is booked once. */
+  providerChargeId?: string;
 }
 
 /** Fails a capture whose currency has no house accounts yet (no leg could be written). */
@@ -30,8 +32,9 @@ export function paymentCapture(b: StatementBuilder, capture: PaymentCapture): { 
   const amount = BigInt(capture.amountMinor);
   const ledgerTx = b.cte<"id">(
     sql`
-        INSERT INTO ledger_transactions (id, payment_id, kind, description)
-        VALUES (${transactionId}::uuid, ${capture.paymentId}::uuid, 'payment_capture', ${capture.description})
+        INSERT INTO ledger_transactions (id, payment_id, kind, description, provider_charge_id)
+        VALUES (${transactionId}::uuid, ${capture.paymentId}::uuid, 'payment_capture', ${capture.description},
+                ${capture.providerChargeId ?? null})
         RETURNING id`,
     "ledger_tx",
   );

@@ -213,6 +213,7 @@ export function settleAndBook(
       amountMinor: payment.amountMinor,
       currency: payment.currency,
       description: `Payment ${payment.id} for order ${payment.orderId}`,
+      providerChargeId: charge.id,
     });
     const orderPaid = b.cte<"id">(
       sql`UPDATE orders SET status = 'paid', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id`,

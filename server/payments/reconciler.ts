@@ -73,7 +73,8 @@ export async function runReconciliation(
     where: {
       OR: [
         { createdAt: { gte: windowStart } },
-        { providerChargeId: { in: [...charges.keys()] } },
+        // A captured charge's payment, through its capture (the payment's charge id is not indexed).
+        { ledgerTransactions: { some: { providerChargeId: { in: [...charges.keys()] } } } },
         { id: { in: [...named, ...carried.paymentIds].filter(isUuid) } },
       ],
     },

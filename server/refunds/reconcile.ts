@@ -86,7 +86,8 @@ export async function checkRefunds(
     ...[...byPayment.values()].map((p) => p.charge),
   ]);
   const payments = await deps.prisma.payment.findMany({
-    where: { providerChargeId: { in: [...chargeIds] } },
+    // Through the capture, where a charge id is indexed (refunds are of captured charges).
+    where: { ledgerTransactions: { some: { providerChargeId: { in: [...chargeIds] } } } },
     select: { id: true, providerChargeId: true, amountMinor: true },
   });
   const paymentOfCharge = new Map(payments.map((p) => [p.providerChargeId as string, p.id]));
