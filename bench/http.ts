@@ -222,7 +222,7 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
   if (stats) await admin.query("SELECT pg_stat_statements_reset()");
   const tablesBefore = process.env.BENCH_STATEMENTS ? await tableWrites() : undefined;
   const walBefore = await walBytes();
-  const lsnBefore = process.env.BENCH_STATEMENTS ? await flushedLsn() : undefined;
+  const lsnBefore = process.env.BENCH_STATEMENTS && postmasterPid ? await flushedLsn() : undefined;
   const sampler: Sampler = startWaitSampler(dbUrl("checkout", OBSERVER));
   const sessionsBefore = await sessionsStarted();
   const r = await run();
@@ -510,7 +510,6 @@ function tableWritesPer(before: TableWrites, after: TableWrites, requests: numbe
 }
 
 async function flushedLsn(): Promise<string> {
-  await admin.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
   return (await admin.query("SELECT pg_current_wal_flush_lsn()::text AS l")).rows[0].l as string;
 }
 
@@ -778,7 +777,6 @@ async function enableStatementStats(): Promise<number> {
   const c = new pg.Client({ connectionString: dbUrl("checkout") });
   await c.connect();
   const loaded = (await c.query("SHOW shared_preload_libraries")).rows[0].shared_preload_libraries as string;
-  const dataDir = (await c.query("SHOW data_directory")).rows[0].data_directory as string;
   if (!loaded.includes("pg_stat_statements")) {
     await c.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
     await c.end();
@@ -795,10 +793,11 @@ async function enableStatementStats(): Promise<number> {
   const c2 = new pg.Client({ connectionString: dbUrl("checkout") });
   await c2.connect();
   await c2.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  // BENCH_STATEMENTS=1 reads each load's WAL by record type with it.
+  await c2.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
   // Planning time counts too: a large statement planned on every call costs as much as running it.
   await c2.query("ALTER SYSTEM SET pg_stat_statements.track_planning = on");
   await c2.query("SELECT pg_reload_conf()");
   await c2.end();
-  const pidFile = join(dataDir, "postmaster.pid");
-  return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
+  return (await postmasterOf(dbUrl("checkout"))) ?? 0;
 }
