@@ -111,6 +111,14 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   }
   for (const [i, clients] of deps.clients.entries()) {
     const n = SIZES[i] as number;
+    // Each client count warms its connections first, unmeasured: the pool closes idle ones (10 s)
+    // during the loads before, and the first measured load would open them and plan its statements
+    // (five custom plans each before a generic one) alone
+    // (19 new sessions in "layer on" round 1 at 16 clients, none after, in a run of 2026-12-04).
+    for (const run of [viaProcedure, viaProcedureLayerOff]) {
+      const ids = await deps.orders(8 * clients);
+      await closedLoop(clients, ids.length, (k) => run(ids[k] as string));
+    }
     // Interleaved in pairs, several times, so background load falls on both alike.
     for (let round = 0; round < ROUNDS; round++) {
       const withKey = await deps.orders(n);

@@ -3,15 +3,19 @@ import type { Prisma } from "../generated/prisma/client";
 import type { TLedgerTransaction } from "./schemas";
 
 const withEntries = {
-  entries: {
-    orderBy: { id: "asc" },
-    include: { ledgerAccount: { select: { code: true, name: true } } },
-  },
+  entries: { orderBy: { id: "asc" } },
 } satisfies Prisma.LedgerTransactionInclude;
 
 type TransactionWithEntries = Prisma.LedgerTransactionGetPayload<{ include: typeof withEntries }>;
+type AccountNames = Map<number, { code: string; name: string }>;
 
-function transactionView(t: TransactionWithEntries): TLedgerTransaction {
+/** The ledger's accounts by id: a handful of rows, never deleted (decision 0128: no relation). */
+async function accountNames(prisma: Db): Promise<AccountNames> {
+  const accounts = await prisma.ledgerAccount.findMany({ select: { id: true, code: true, name: true } });
+  return new Map(accounts.map((a) => [a.id, { code: a.code, name: a.name }]));
+}
+
+function transactionView(t: TransactionWithEntries, accounts: AccountNames): TLedgerTransaction {
   return {
     id: t.id,
     paymentId: t.paymentId,
@@ -20,8 +24,8 @@ function transactionView(t: TransactionWithEntries): TLedgerTransaction {
     createdAt: t.createdAt.toISOString(),
     entries: t.entries.map((e) => ({
       id: String(e.id),
-      accountCode: e.ledgerAccount.code,
-      accountName: e.ledgerAccount.name,
+      accountCode: accounts.get(e.ledgerAccountId)?.code ?? `#${e.ledgerAccountId}`,
+      accountName: accounts.get(e.ledgerAccountId)?.name ?? `#${e.ledgerAccountId}`,
       entryType: e.entryType,
       amountMinor: Number(e.amountMinor),
       currency: e.currency,
@@ -36,7 +40,8 @@ export async function recentLedgerTransactions(prisma: Db, limit: number): Promi
     take: limit,
     include: withEntries,
   });
-  return rows.map(transactionView);
+  const accounts = await accountNames(prisma);
+  return rows.map((t) => transactionView(t, accounts));
 }
 
 /** The ledger transactions of these payments, oldest first. */
@@ -47,5 +52,6 @@ export async function ledgerTransactionsOf(prisma: Db, paymentIds: string[]): Pr
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     include: withEntries,
   });
-  return rows.map(transactionView);
+  const accounts = await accountNames(prisma);
+  return rows.map((t) => transactionView(t, accounts));
 }

@@ -107,6 +107,29 @@ describe("the database keeps the ledger's invariants", () => {
     ).rejects.toThrow(/posted to account/);
   });
 
+  // Decision 0128: no foreign key from a leg to its account (its row lock was taken on the two house
+  // accounts by every capture); a trigger checks the account and accounts are never deleted.
+  it("refuses a leg on an account that does not exist, and keeps every ledger account", async () => {
+    const paymentId = await plantPayment();
+    const txId = randomUUID();
+    const missing = 2_000_000_000;
+    await expect(
+      rawTransaction(async (tx) => {
+        await tx.$executeRaw`INSERT INTO ledger_transactions (id, payment_id, kind, description) VALUES (${txId}::uuid, ${paymentId}::uuid, 'test', 'no such account')`;
+        await tx.$executeRaw`INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency) VALUES (${txId}::uuid, ${clearing}, ${paymentId}::uuid, 'provider_clearing', 10, 'EUR')`;
+        await tx.$executeRaw`INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency) VALUES (${txId}::uuid, ${missing}, ${paymentId}::uuid, 'revenue', -10, 'EUR')`;
+      }),
+    ).rejects.toThrow(/ledger account 2000000000, which does not exist/);
+    expect(await db().ledgerTransaction.count({ where: { id: txId } })).toBe(0);
+    await expect(db().$executeRaw`DELETE FROM ledger_accounts WHERE id = ${revenue}`).rejects.toThrow(
+      /kept for ever/,
+    );
+    await expect(
+      db().$executeRaw`UPDATE ledger_accounts SET id = ${missing} WHERE id = ${revenue}`,
+    ).rejects.toThrow(/kept for ever/);
+    expect(await accountId("merchant_revenue")).toBe(revenue);
+  });
+
   it("a correct capture balances and the live check agrees", async () => {
     const paymentId = await plantPayment(1234);
     await db().$transaction((tx) =>

@@ -70,12 +70,15 @@ describe("32 payments at once in one currency (no hot rows, decision 0015)", () 
     // Each account's reported balance against its entries, summed here in JavaScript.
     const entries = await db().ledgerEntry.findMany({
       where: { currency },
-      select: { amountMinor: true, ledgerAccount: { select: { code: true, normalSide: true } } },
+      select: { amountMinor: true, ledgerAccountId: true },
     });
+    const accounts = new Map((await db().ledgerAccount.findMany()).map((a) => [a.id, a]));
     const fromEntries = new Map<string, number>();
     for (const e of entries) {
-      const signed = e.ledgerAccount.normalSide === "debit" ? Number(e.amountMinor) : -Number(e.amountMinor);
-      fromEntries.set(e.ledgerAccount.code, (fromEntries.get(e.ledgerAccount.code) ?? 0) + signed);
+      const account = accounts.get(e.ledgerAccountId);
+      if (!account) throw new Error(`entry on unknown ledger account ${e.ledgerAccountId}`);
+      const signed = account.normalSide === "debit" ? Number(e.amountMinor) : -Number(e.amountMinor);
+      fromEntries.set(account.code, (fromEntries.get(account.code) ?? 0) + signed);
     }
     const total = amounts.reduce((s, a) => s + a, 0);
     const reported = (await ledgerBalances(db())).filter((b) => b.currency === currency);

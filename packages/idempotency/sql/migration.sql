@@ -41,7 +41,8 @@ CREATE TABLE "idempotency_keys" (
 );
 
 CREATE UNIQUE INDEX "idempotency_keys_account_id_key_key" ON "idempotency_keys"("account_id", "key");
-CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at");
+-- Completed keys by expiry, for the sweep; unfinished ones it finds by the recovery index.
+CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at") WHERE "state" = 'completed';
 -- The completer's search for unfinished keys of one procedure.
 CREATE INDEX "idempotency_keys_recovery_idx" ON "idempotency_keys"("procedure", "next_recovery_at") WHERE "state" = 'in_progress';
 -- Room on each page for the completion's new row version: on the row's own page PostgreSQL logs
