@@ -139,7 +139,8 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
     );
   }
 
-  // The app's SQL for one payment (auth, claim with phase 1, phase 3 with completion), by pg alone.
+  // The app's SQL for one payment (auth with the key's peek, claim with phase 1, phase 3 with
+  // completion), by pg alone.
   const send = (sql: { text: string; values: unknown[] }) => pool.query(sql.text, sql.values as unknown[]);
   for (const [i, clients] of deps.clients.entries()) {
     const ids = await deps.orders(SIZES[i] as number);
@@ -149,7 +150,9 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
         closedLoop(clients, ids.length, async (k) => {
           const key = randomUUID();
           const request = input(ids[k] as string);
-          await send(accountByTokenStatement(hashToken("sk_test_alice")));
+          // As the app authenticates an API key: the request's key read with it (decision 0129).
+          const peek = idem.peekCompletedKey(idem.sql`a.id`, key);
+          await send(accountByTokenStatement(hashToken("sk_test_alice"), peek.column));
           const params = idem.pickFields(request, ["orderId", "paymentMethod"]);
           const claim = {
             accountId: deps.accountId,

@@ -3,7 +3,7 @@
 import { isAPIError } from "better-auth/api";
 import { type Db, rawQuery } from "../db";
 import { env } from "../env";
-import { Prisma } from "../generated/prisma/client";
+import { empty, type PeekedKey, parseIdempotencyKey, peekCompletedKey, type Sql, sql } from "../keys";
 import { adminCookieName, adminSessionFor } from "./admin-sessions";
 import { checkSecretFrom } from "./admin-token";
 import { type ApiKeyScope, isTestKey, looksLikeApiKey } from "./api-key-format";
@@ -18,6 +18,11 @@ export interface Principal {
   admin?: { actor: string; sessionId?: string };
   /** Present when the account came from an API key: what that key may do (decision 0062). */
   apiKeyScope?: ApiKeyScope;
+  /**
+   * The request's Idempotency-Key, read by the API key's own statement when it is completed: a
+   * replay then sends no second statement (decision 0129). Absent for sessions and other callers.
+   */
+  peekedKey?: PeekedKey | null;
 }
 
 const ANONYMOUS: Principal = { account: null, isAdmin: false };
@@ -41,26 +46,39 @@ export function readCookie(header: string | null, name: string): string | undefi
  * The account of a Bearer API key and the key's scope, in one indexed statement that also notes
  * when the key was last used (at most once a minute). Expired keys match nothing; so does a
  * test key (`sk_test_`) in production. Shared by every API surface that takes
- * `Authorization: Bearer sk_…` (tRPC here, the REST API too).
+ * `Authorization: Bearer sk_…` (tRPC here, the REST API too). With the request's Idempotency-Key
+ * the same statement reads that key when it is completed (`peekedKey`, decision 0129).
  */
 export async function accountForApiKey(
   prisma: Db,
   token: string,
-): Promise<{ account: NonNullable<Principal["account"]>; scope: ApiKeyScope } | null> {
+  idempotencyKey?: string,
+): Promise<{
+  account: NonNullable<Principal["account"]>;
+  scope: ApiKeyScope;
+  peekedKey: PeekedKey | null;
+} | null> {
   if (env.isProduction && isTestKey(token)) return null;
-  const [row] = await rawQuery<{ id: string; handle: string; name: string; scope: ApiKeyScope }>(
-    prisma,
-    accountByTokenStatement(hashToken(token)),
-  );
+  const peek = idempotencyKey === undefined ? undefined : peekCompletedKey(sql`a.id`, idempotencyKey);
+  const [row] = await rawQuery<{
+    id: string;
+    handle: string;
+    name: string;
+    scope: ApiKeyScope;
+    peeked?: unknown;
+  }>(prisma, accountByTokenStatement(hashToken(token), peek?.column));
   if (!row) return null;
-  const { scope, ...account } = row;
-  return { account, scope };
+  const { scope, peeked, ...account } = row;
+  return { account, scope, peekedKey: peek && peeked != null ? peek.read(peeked) : null };
 }
 
-/** The token's account and scope, in one statement (the bench sends it through node-postgres, too). */
-export function accountByTokenStatement(tokenHash: string): Prisma.Sql {
+/**
+ * The token's account and scope, in one statement (the bench sends it through node-postgres,
+ * too); `peeked`, a column over the account `a`, is read with them.
+ */
+export function accountByTokenStatement(tokenHash: string, peeked?: Sql): Sql {
   // The write matches a row once a minute per key; the rest of the time it is a read.
-  return Prisma.sql`
+  return sql`
     WITH key AS (
       SELECT t.id, t.account_id, t.scope FROM api_tokens t
        WHERE t.token_hash = ${tokenHash} AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -68,7 +86,8 @@ export function accountByTokenStatement(tokenHash: string): Prisma.Sql {
       UPDATE api_tokens u SET last_used_at = now() FROM key
        WHERE u.id = key.id AND (u.last_used_at IS NULL OR u.last_used_at < now() - interval '1 minute')
     )
-    SELECT a.id::text AS id, a.handle, a.name, key.scope FROM key JOIN accounts a ON a.id = key.account_id`;
+    SELECT a.id::text AS id, a.handle, a.name, key.scope${peeked ? sql`, ${peeked} AS peeked` : empty}
+      FROM key JOIN accounts a ON a.id = key.account_id`;
 }
 
 /** The customer of a better-auth session cookie: none when tampered with, expired or signed out. */
@@ -103,8 +122,11 @@ export async function authenticate(
     const token = match?.[1];
     if (!token) return ANONYMOUS;
     if (looksLikeApiKey(token)) {
-      const found = await accountForApiKey(prisma, token);
-      return found ? { account: found.account, isAdmin: false, apiKeyScope: found.scope } : ANONYMOUS;
+      const key = parseIdempotencyKey(headers.get("idempotency-key"));
+      const found = await accountForApiKey(prisma, token, key.ok ? key.key : undefined);
+      return found
+        ? { account: found.account, isAdmin: false, apiKeyScope: found.scope, peekedKey: found.peekedKey }
+        : ANONYMOUS;
     }
     const check = await checkSecretFrom(token, secrets.adminToken, clientAddress(headers));
     return check.ok ? { account: null, isAdmin: true, admin: { actor: "ADMIN_TOKEN (Bearer)" } } : ANONYMOUS;

@@ -29,15 +29,24 @@ export type KeyOwner = core.KeyOwner<Tx>;
 export const KeyOwner = core.KeyOwner;
 export type FirstPhase<TInput> = core.FirstPhase<TInput, Tx>;
 export type IdempotencyHandle = core.IdempotencyHandle<Tx>;
+/** What the layer reads of the app's context: its client, and a key its authentication read ahead. */
+type KeyContext = { prisma: Db; principal?: { peekedKey?: core.PeekedKey | null } };
 export type IdempotencyOptions<TInput> = Omit<
-  core.IdempotencyOptions<TInput, Tx, { prisma: Db }>,
-  "database"
+  core.IdempotencyOptions<TInput, Tx, KeyContext>,
+  "database" | "peeked"
 >;
 export type AbandonedKey = core.AbandonedKey<Tx>;
 
-/** The layer's middleware on the context's Prisma client (`ctx.prisma`). */
+/**
+ * The layer's middleware on the context's Prisma client (`ctx.prisma`), with the key an API key's
+ * authentication read ahead (`ctx.principal.peekedKey`): a replay of it sends no claim.
+ */
 export function idempotent<TInput>(options: IdempotencyOptions<TInput>) {
-  return core.idempotent<TInput, Tx, { prisma: Db }>({ ...options, database: (ctx) => keyDb(ctx.prisma) });
+  return core.idempotent<TInput, Tx, KeyContext>({
+    ...options,
+    database: (ctx) => keyDb(ctx.prisma),
+    peeked: (ctx) => ctx.principal?.peekedKey,
+  });
 }
 
 export function runAsOwner<R extends { ok: true; data: unknown } | { ok: false; error: TRPCError }>(
@@ -126,7 +135,9 @@ export {
   NEEDS_ATTENTION,
   OUTCOMES,
   type Outcome,
+  type PeekedKey,
   parseIdempotencyKey,
+  peekCompletedKey,
   pickFields,
   type RecoveryBackoff,
   type RequestObservation,

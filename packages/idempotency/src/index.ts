@@ -50,6 +50,7 @@ export {
   StoredReplay,
 } from "./middleware.js";
 export { isLeaseLost, KeyOwner, LeaseLostError } from "./owner.js";
+export { type KeyPeek, type PeekedKey, peekCompletedKey } from "./peek.js";
 export {
   Cte,
   empty,

@@ -6,6 +6,7 @@ import { ErrorDetails, errorDetailsOf } from "./error-details.js";
 import { fingerprint, pickFields } from "./fingerprint.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { isLeaseLost, KeyOwner, LeaseLostError, type StoredResponse, storedError } from "./owner.js";
+import type { PeekedKey } from "./peek.js";
 import { isRequirementFailure, type Sql, StatementBuilder } from "./sql.js";
 import {
   type ClaimedKey,
@@ -58,6 +59,12 @@ export interface IdempotencyOptions<TInput, TTx = unknown, TCtx = object> {
    * goes to the client: nothing is left that a retry, the completer or an operator would act on.
    */
   admit?: (ctx: { account: { id: string }; resHeaders: Headers }) => Promise<void>;
+  /**
+   * The request's key, when a statement the app sent anyway found it completed (`peekCompletedKey`
+   * in the statement that authenticates the request, say). A replay of it then needs no claim:
+   * same account, key and fingerprint, and it is answered as stored. Anything else claims as usual.
+   */
+  peeked?: (ctx: TCtx) => PeekedKey | null | undefined;
 }
 
 export interface FirstPhase<TInput, TTx = unknown> {
@@ -192,8 +199,11 @@ export function idempotent<TInput, TTx = unknown, TCtx = object>(
       ttlSeconds: o.ttlSeconds,
     };
     const scope = `${ctx.account.id}\n${ctx.idempotencyKey}`;
-    const phase = o.firstPhase && firstPhaseStatement(o.firstPhase, input as TInput, ctx, scope);
-    const decision = await decide(db, claim, phase);
+    const replay = replayOfPeeked(o.peeked?.(ctx), claim);
+    const phase = replay
+      ? undefined
+      : o.firstPhase && firstPhaseStatement(o.firstPhase, input as TInput, ctx, scope);
+    const decision = replay ?? (await decide(db, claim, phase));
     const observe = (outcome: Outcome, keyId?: bigint, fence?: number) => {
       if (ctx.observation)
         ctx.observation.idempotency = {
@@ -413,6 +423,14 @@ function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: stri
     code: "CONFLICT",
     message: message ?? "A request with this Idempotency-Key is in progress; retry after the indicated time.",
   });
+}
+
+/** A replay decided by a key read ahead (see `peeked`): only for this very request. */
+function replayOfPeeked(peeked: PeekedKey | null | undefined, claim: ClaimParams): Decision | undefined {
+  if (!peeked || peeked.accountId !== claim.accountId || peeked.key !== claim.key) return undefined;
+  if (peeked.fingerprint !== claim.fingerprint) return undefined;
+  const body = JSON.parse(peeked.responseBody) as StoredResponse;
+  return { kind: "replay", body, keyId: peeked.id, fence: peeked.fence };
 }
 
 async function decide(
