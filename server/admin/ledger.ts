@@ -36,7 +36,8 @@ function transactionView(t: TransactionWithEntries, accounts: AccountNames): TLe
 /** The newest ledger transactions, each with its entries. */
 export async function recentLedgerTransactions(prisma: Db, limit: number): Promise<TLedgerTransaction[]> {
   const rows = await prisma.ledgerTransaction.findMany({
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    // Ids are UUIDv7, in posting order: the primary key serves "newest first" (decision 0130).
+    orderBy: { id: "desc" },
     take: limit,
     include: withEntries,
   });

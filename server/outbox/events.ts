@@ -9,15 +9,17 @@ export type TTopic = (typeof TOPICS)[number];
 
 /**
  * The message id is the idempotency key of the hop: derived from the payment and the event, so
- * every attempt, retry or takeover that books this payment names the same message.
+ * every attempt, retry or takeover that books this payment names the same message. The payment's
+ * id (a UUIDv7, in time order) comes first, so that the outbox's and the inbox's keys grow at the
+ * end of their indexes whatever the topic (decision 0130).
  */
 export function paymentMessageId(topic: TTopic, paymentId: string): string {
-  return `${topic}:${paymentId}`;
+  return `${paymentId}:${topic}`;
 }
 
 /** A refund's event names its refund the same way: one message per refund, whatever retried it. */
 export function refundMessageId(refundId: string): string {
-  return `refund.succeeded:${refundId}`;
+  return `${refundId}:refund.succeeded`;
 }
 
 export const ZReceiptLine = z.object({

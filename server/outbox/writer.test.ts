@@ -34,7 +34,7 @@ describe("the outbox row of a payment", () => {
 
     const events = await eventsForOrder(order.id);
     expect(events.map((e) => [e.id, e.topic, e.sentAt])).toEqual([
-      [`payment.succeeded:${first.data.id}`, "payment.succeeded", null],
+      [paymentMessageId("payment.succeeded", first.data.id), "payment.succeeded", null],
     ]);
     expect(events[0]?.id).toBe(paymentMessageId("payment.succeeded", first.data.id));
     const payload = ZPaymentSucceeded.parse(events[0]?.payload);
@@ -69,7 +69,7 @@ describe("the outbox row of a payment", () => {
     const payment = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
     expect(payment.status).toBe("declined");
     const events = await eventsForOrder(order.id);
-    expect(events.map((e) => e.id)).toEqual([`payment.declined:${payment.id}`]);
+    expect(events.map((e) => e.id)).toEqual([paymentMessageId("payment.declined", payment.id)]);
     expect(ZPaymentDeclined.parse(events[0]?.payload).failureCode).toBe(payment.failureCode);
   });
 

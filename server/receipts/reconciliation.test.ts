@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { db } from "../db";
+import { paymentMessageId } from "../outbox/events";
 import { runReconciliation } from "../payments/reconciler";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestOrder } from "../test/payments";
@@ -33,7 +34,7 @@ it("reports a succeeded payment still without a receipt after the grace period, 
       number: `R-2026-9${Math.floor(Math.random() * 1e8)}`,
       orderId: receipted.order.id,
       paymentId: receipted.id,
-      messageId: `payment.succeeded:${receipted.id}`,
+      messageId: paymentMessageId("payment.succeeded", receipted.id),
       lines: receipted.order.items,
       totalMinor: receipted.order.total,
       currency: receipted.order.currency,

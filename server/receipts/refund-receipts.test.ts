@@ -1,6 +1,7 @@
 import { afterAll, describe, expect } from "vitest";
 import { db } from "../db";
 import type { MessageTransport, TEnvelope } from "../outbox";
+import { refundMessageId } from "../outbox/events";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { takeMessagingTurn } from "../test/messaging/exclusive";
@@ -62,7 +63,7 @@ describe("refund receipts", () => {
 
     // Delivered again (a lost acknowledgement): nothing more is issued.
     const message = await db().outboxMessage.findUniqueOrThrow({
-      where: { id: `refund.succeeded:${done.data.id}` },
+      where: { id: refundMessageId(done.data.id) },
     });
     const envelope: TEnvelope = {
       messageId: message.id,

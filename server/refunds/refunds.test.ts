@@ -2,6 +2,7 @@ import { describe, expect } from "vitest";
 import { db } from "../db";
 import { errorDetailsOf } from "../errors";
 import { verifyLedger } from "../ledger";
+import { refundMessageId } from "../outbox/events";
 import { createCaller } from "../root";
 import { adminCaller } from "../test/admin";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
@@ -66,7 +67,7 @@ describe("admin.refunds.create", () => {
     expect(row).toMatchObject({ accountId: account.id, createdBy: "test operator" });
     expect(row.refundRequestedAt).not.toBeNull();
     const event = await db().outboxMessage.findUniqueOrThrow({
-      where: { id: `refund.succeeded:${first.data.id}` },
+      where: { id: refundMessageId(first.data.id) },
     });
     expect(event.payload).toMatchObject({
       refundId: first.data.id,

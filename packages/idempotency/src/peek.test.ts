@@ -14,11 +14,15 @@ beforeAll(async () => {
   database = await freshDatabase();
   const db = nodePostgresKeyDb(database.pool);
   // Every statement the layer sends, counted.
+  const count = <T>(sent: T): T => {
+    statements++;
+    return sent;
+  };
   counted = {
-    query: (s) => (statements++, db.query(s)),
-    execute: (s) => (statements++, db.execute(s)),
-    transaction: (fn, o) => (statements++, db.transaction(fn, o)),
-    queryIn: (tx, s) => (statements++, db.queryIn(tx, s)),
+    query: (s) => count(db.query(s)),
+    execute: (s) => count(db.execute(s)),
+    transaction: (fn, o) => count(db.transaction(fn, o)),
+    queryIn: (tx, s) => count(db.queryIn(tx, s)),
   };
 });
 afterAll(() => database.drop());
