@@ -28,11 +28,15 @@ export interface KeyPeek {
  */
 export function peekCompletedKey(accountId: Sql, key: string): KeyPeek {
   return {
-    column: sql`(SELECT json_build_object('accountId', k.account_id, 'key', k.key, 'id', k.id::text,
-                        'fence', k.fence, 'fingerprint', k.fingerprint, 'responseBody', k.response_body::text)
+    // Found by (account_id, key) alone, the unique index: state and expiry are read from the row,
+    // never as a condition the planner could serve from the completed keys' expiry index (a
+    // generic plan did, scanning every completed key: 0.28 ms per replay instead of 0.04).
+    column: sql`(SELECT CASE WHEN k.state = 'completed' AND k.expires_at > now() THEN
+                        json_build_object('accountId', k.account_id, 'key', k.key, 'id', k.id::text,
+                          'fence', k.fence, 'fingerprint', k.fingerprint, 'responseBody', k.response_body::text)
+                        END
                    FROM idempotency_keys k
-                  WHERE k.account_id = ${accountId} AND k.key = ${key}
-                    AND k.state = 'completed' AND k.expires_at > now())`,
+                  WHERE k.account_id = ${accountId} AND k.key = ${key})`,
     read: readPeekedKey,
   };
 }
