@@ -11,7 +11,7 @@ ALTER TABLE "ledger_entries" DROP CONSTRAINT "ledger_entries_pkey";
 DROP INDEX "ledger_entries_transaction_id_idx";
 ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_pkey" PRIMARY KEY ("transaction_id", "ledger_account_id");
 
--- A leg's account: checked when the leg is written (the BEFORE INSERT trigger below) instead of by
+-- A leg's account: checked when the leg is written (the currency trigger below) instead of by
 -- a foreign key, whose row lock every capture took on the same two house accounts. A ledger account
 -- is never deleted nor renumbered (a trigger refuses both), so the check cannot go stale.
 ALTER TABLE "ledger_entries" DROP CONSTRAINT "ledger_entries_ledger_account_id_fkey";
@@ -24,29 +24,21 @@ END $$;
 CREATE TRIGGER "ledger_accounts_kept" BEFORE DELETE OR UPDATE OF "id" ON "ledger_accounts"
   FOR EACH ROW EXECUTE FUNCTION ledger_accounts_are_kept();
 
--- As in 20261203000300, with the leg's account checked first (what the foreign key did).
-CREATE OR REPLACE FUNCTION ledger_check_refund_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+-- As in 20261201001500, which already read the leg's account: a missing one is now refused here
+-- (what the foreign key did, with its SQLSTATE and name).
+CREATE OR REPLACE FUNCTION ledger_check_entry_currency() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  refund refunds%ROWTYPE;
+  account_currency CHAR(3);
+  account_code TEXT;
 BEGIN
-  PERFORM 1 FROM ledger_accounts WHERE id = NEW.ledger_account_id;
+  SELECT currency, code INTO account_currency, account_code FROM ledger_accounts WHERE id = NEW.ledger_account_id;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'ledger entry names ledger account %, which does not exist', NEW.ledger_account_id
       USING ERRCODE = 'foreign_key_violation', CONSTRAINT = 'ledger_entries_ledger_account_id_fkey';
   END IF;
-  IF NEW.refund_id IS NULL THEN
-    RETURN NEW;
-  END IF;
-  SELECT * INTO refund FROM refunds WHERE id = NEW.refund_id;
-  IF NOT FOUND OR refund.status <> 'succeeded' OR refund.payment_id IS DISTINCT FROM NEW.payment_id
-     OR refund.currency <> NEW.currency OR abs(NEW.amount_minor) <> refund.amount_minor
-     OR NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = NEW.transaction_id AND t.refund_id = NEW.refund_id)
-     OR NOT EXISTS (SELECT 1 FROM ledger_entries c
-                     WHERE c.payment_id = NEW.payment_id AND c.refund_id IS NULL
-                       AND c.ledger_account_id = NEW.ledger_account_id AND sign(c.amount_minor) = -sign(NEW.amount_minor)
-                       AND abs(c.amount_minor) >= refund.amount_minor) THEN
-    RAISE EXCEPTION 'ledger entry for refund % does not reverse its payment''s capture by the refund''s amount', NEW.refund_id
-      USING ERRCODE = 'check_violation', CONSTRAINT = 'ledger_entries_refund_reversal';
+  IF account_currency <> NEW.currency THEN
+    RAISE EXCEPTION 'ledger entry in % posted to account % in %', NEW.currency, account_code, account_currency
+      USING ERRCODE = 'check_violation';
   END IF;
   RETURN NEW;
 END $$;
