@@ -32,7 +32,7 @@ it("an API key's authentication reads the request's completed key, and nothing e
     accountId: alice.id,
     key: done,
     fingerprint: "d".repeat(64),
-    responseBody: '{"data":{"ok":1}}',
+    response: { data: { ok: 1 } },
   });
   expect((await authenticate(db(), headersFor(alice.token, running), secrets)).peekedKey).toBeNull();
   expect((await authenticate(db(), headersFor(alice.token, randomUUID()), secrets)).peekedKey).toBeNull();

@@ -34,7 +34,7 @@ describe("the outbox row of a payment", () => {
 
     const events = await eventsForOrder(order.id);
     expect(events.map((e) => [e.id, e.topic, e.sentAt])).toEqual([
-      [paymentMessageId("payment.succeeded", first.data.id), "payment.succeeded", null],
+      [`${first.data.id}:payment.succeeded`, "payment.succeeded", null],
     ]);
     expect(events[0]?.id).toBe(paymentMessageId("payment.succeeded", first.data.id));
     const payload = ZPaymentSucceeded.parse(events[0]?.payload);

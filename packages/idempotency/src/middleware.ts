@@ -429,8 +429,7 @@ function inFlight(resHeaders: Headers, retryAfterSeconds: number, message?: stri
 function replayOfPeeked(peeked: PeekedKey | null | undefined, claim: ClaimParams): Decision | undefined {
   if (!peeked || peeked.accountId !== claim.accountId || peeked.key !== claim.key) return undefined;
   if (peeked.fingerprint !== claim.fingerprint) return undefined;
-  const body = JSON.parse(peeked.responseBody) as StoredResponse;
-  return { kind: "replay", body, keyId: peeked.id, fence: peeked.fence };
+  return { kind: "replay", body: peeked.response, keyId: peeked.id, fence: peeked.fence };
 }
 
 async function decide(

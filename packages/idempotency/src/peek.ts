@@ -1,3 +1,4 @@
+import type { StoredResponse } from "./owner.js";
 import { type Sql, sql } from "./sql.js";
 
 /** A completed key, read ahead of the claim by a statement of the app's own. */
@@ -8,8 +9,8 @@ export interface PeekedKey {
   id: bigint;
   fence: number;
   fingerprint: string;
-  /** The stored response, as stored (json text). */
-  responseBody: string;
+  /** The stored response, parsed from its stored text (json, so in its stored key order). */
+  response: StoredResponse;
 }
 
 /** A column for the app's statement, and how to read its value. */
@@ -33,7 +34,7 @@ export function peekCompletedKey(accountId: Sql, key: string): KeyPeek {
     // generic plan did, scanning every completed key: 0.28 ms per replay instead of 0.04).
     column: sql`(SELECT CASE WHEN k.state = 'completed' AND k.expires_at > now() THEN
                         json_build_object('accountId', k.account_id, 'key', k.key, 'id', k.id::text,
-                          'fence', k.fence, 'fingerprint', k.fingerprint, 'responseBody', k.response_body::text)
+                          'fence', k.fence, 'fingerprint', k.fingerprint, 'response', k.response_body)
                         END
                    FROM idempotency_keys k
                   WHERE k.account_id = ${accountId} AND k.key = ${key})`,
@@ -44,15 +45,16 @@ export function peekCompletedKey(accountId: Sql, key: string): KeyPeek {
 function readPeekedKey(value: unknown): PeekedKey | null {
   const v = (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown> | null;
   if (!v || typeof v !== "object") return null;
-  const { accountId, key, id, fence, fingerprint, responseBody } = v;
+  const { accountId, key, id, fence, fingerprint, response } = v;
   if (
     typeof accountId !== "string" ||
     typeof key !== "string" ||
     typeof id !== "string" ||
     typeof fence !== "number" ||
     typeof fingerprint !== "string" ||
-    typeof responseBody !== "string"
+    typeof response !== "object" ||
+    response === null
   )
     return null;
-  return { accountId, key, id: BigInt(id), fence, fingerprint, responseBody };
+  return { accountId, key, id: BigInt(id), fence, fingerprint, response: response as StoredResponse };
 }
