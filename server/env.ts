@@ -30,7 +30,7 @@ function secretWeakness(value: string): string | null {
 
 /** Floors in seconds that only CHAOS_COMPRESSED_TIME=on (outside production) may go below. */
 const COMPRESSIBLE = { PAYMENT_ABANDON_AFTER_SECONDS: 60, RECONCILE_INTERVAL_SECONDS: 60 } as const;
-const ZEnv = z
+export const ZEnv = z
   .object({
     APP_ENV: z.enum(["development", "test", "production"]).default("development"),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
@@ -135,6 +135,99 @@ const ZEnv = z
   }));
 
 export type TEnv = z.infer<typeof ZEnv>;
+
+/**
+ * What each variable means, for docs/configuration.md (`npm run docs:generate`, checked by
+ * `npm run lint`). `default` is only for a default the schema cannot state (it depends on the
+ * command or the stage); otherwise the schema's own default is shown.
+ */
+export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string; default?: string }> = {
+  APP_ENV: {
+    description:
+      "`production` creates no demo data and refuses demo credentials, sets Secure cookies and HSTS, and requires strong `ADMIN_TOKEN` and `SESSION_SECRET`",
+    default: "`production` for `npm start` and `npm run cluster`, else `development`",
+  },
+  DATABASE_URL: {
+    description:
+      "use this PostgreSQL server, or PgBouncer in transaction mode in front of it; nothing is started",
+    default: "unset: `npm run dev`, `start` and `test` start an embedded PostgreSQL",
+  },
+  DIRECT_DATABASE_URL: {
+    description:
+      "the server itself when `DATABASE_URL` is a pooler: migrations, the seed, anything needing a session",
+    default: "`DATABASE_URL`",
+  },
+  PAYMENT_PROVIDER_URL: {
+    description: "use a payment provider already running",
+    default: "unset: the provider process is started",
+  },
+  PAYMENT_PROVIDER_SECRET: {
+    description: "the Bearer secret the payment provider requires",
+    default: "unset: none sent",
+  },
+  ADMIN_TOKEN: {
+    description:
+      "admin API token and admin sign-in; in production at least 32 random characters; changing it ends admin sessions",
+    default: "`admin_test` (not in production)",
+  },
+  METRICS_TOKEN: {
+    description: "Bearer token that may scrape `/api/metrics` (the admin may too); unset: admin only",
+    default: "`metrics_test` (unset in production)",
+  },
+  SESSION_SECRET: {
+    description:
+      "signs session cookies (the auth library's key is derived from it); at least 32 characters, random in production",
+    default: "a development secret (not in production)",
+  },
+  PORT: { description: "HTTP port" },
+  TRUSTED_PROXY_HOPS: {
+    description:
+      "proxies in front that append to `X-Forwarded-For` (the cluster's HAProxy: 1); 0 trusts the socket's address only",
+  },
+  BACKGROUND_JOBS: {
+    description: "`off` leaves the completer, the sweep and the reconciler to `npm run worker`",
+  },
+  DATABASE_PREPARED_STATEMENTS: {
+    description:
+      "`on`: statements prepared once per connection; only for a direct connection or PgBouncer 1.21+ (decision 0041)",
+    default: "`off`; `on` with the embedded database",
+  },
+  DATABASE_CONNECT_TIMEOUT_MS: {
+    description: "opening a database connection, or waiting for a free one in a pool, gives up after this",
+  },
+  DATABASE_QUERY_TIMEOUT_MS: {
+    description:
+      "a statement without an answer fails after this in the client (a half-open socket, a lost primary)",
+  },
+  DATABASE_KEEPALIVE_MS: {
+    description: "idle time before TCP keepalive probes start on a database connection",
+  },
+  PAYMENT_LEASE_SECONDS: {
+    description: "lease of an in-flight payment (or refund) before a retry may take it over",
+  },
+  COMPLETER_MAX_BACKOFF_SECONDS: {
+    description: "longest wait of the completer between two tries of an unfinished payment (or refund)",
+  },
+  PAYMENT_ABANDON_AFTER_SECONDS: {
+    description:
+      "after this (from the payment's creation, by the database's clock), the completer fails a payment (or refund) for which no request to the provider ever left; one whose request may be out is re-sent with the same key instead; at least 60",
+  },
+  RECONCILE_INTERVAL_SECONDS: { description: "how often the background reconciler runs; at least 60" },
+  CHAOS_COMPRESSED_TIME: {
+    description:
+      "`on`, outside production only: the two above may go below their floor of 60 s (`npm run chaos`)",
+  },
+  IDEMPOTENCY_MAX_BODY_BYTES: { description: "larger request bodies are refused with 413" },
+  RATE_LIMIT_PAYMENTS_PER_MINUTE: {
+    description: "payment attempts per account per minute, then 429 with `Retry-After`",
+  },
+  RATE_LIMIT_ORDERS_PER_MINUTE: { description: "orders per account per minute, then 429 with `Retry-After`" },
+  LOG_LEVEL: { description: "the least severe level logged", default: "`info` (`warn` under `npm test`)" },
+  LOG_FORMAT: {
+    description: "`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)",
+    default: "`pretty` in development, else `json`",
+  },
+};
 
 export function parseEnv(source: Record<string, string | undefined>): TEnv {
   // Empty strings count as unset, so `DATABASE_URL= npm test` means "no external database".

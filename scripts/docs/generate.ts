@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { renderConfigurationDoc } from "./configuration";
 import { checkDecisionLinks, parseDecision, RECORD_FILE, renderDecisionIndex } from "./decisions";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -29,6 +30,8 @@ function decisionIndex(): string {
 
 const targets: Record<string, () => string | Promise<string>> = {
   "docs/decisions/README.md": decisionIndex,
+  "docs/configuration.md": () =>
+    renderConfigurationDoc(readFileSync(path.join(root, "docs/configuration.md"), "utf8")),
 };
 
 const check = process.argv.includes("--check");
