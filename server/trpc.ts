@@ -11,7 +11,8 @@ import { consume, LIMIT_RULES, type LimitName } from "./limits";
  * Procedure metadata: the HTTP layers check the key header of idempotent ones before anything;
  * `openapi` exposes a procedure on the REST surface (/api/v1) and in /api/openapi.json.
  */
-export type Meta = OpenApiMeta<{ idempotent?: boolean }>;
+/** `admin`: authenticated as an operator (ADMIN_TOKEN), which the OpenAPI document says. */
+export type Meta = OpenApiMeta<{ idempotent?: boolean; admin?: boolean }>;
 
 const t = initTRPC
   .context<Context>()
@@ -111,7 +112,7 @@ const requireAdmin = t.middleware(({ ctx, next }) => {
   return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
 });
 
-export const adminProcedure = t.procedure.use(requireAdmin);
+export const adminProcedure = t.procedure.meta({ admin: true }).use(requireAdmin);
 
 const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
   const checked = checkIdempotentCall(ctx.reqHeaders.get("idempotency-key"), ctx.transport);
@@ -152,7 +153,7 @@ export function adminIdempotentProcedure<TSchema extends z.ZodType>(
 ) {
   const middleware = idempotent<z.output<TSchema>>(options);
   return t.procedure
-    .meta({ idempotent: true })
+    .meta({ idempotent: true, admin: true })
     .use(requireIdempotencyKey)
     .use(requireAdmin)
     .use(async ({ ctx, next }) => next({ ctx: { account: await scope(ctx.prisma) } }))

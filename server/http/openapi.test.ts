@@ -7,6 +7,7 @@ import { PROBLEM_TYPES, problemTypeUri } from "./problems";
 
 type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> };
 type Operation = {
+  security?: Record<string, string[]>[];
   parameters?: { in: string; name: string; required?: boolean }[];
   responses: Record<string, Response>;
 };
@@ -14,7 +15,8 @@ type Operation = {
 const doc = openApiDocument() as unknown as {
   openapi: string;
   servers: { url: string }[];
-  info: { description: string };
+  info: { description: string; license?: { name: string; identifier?: string } };
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
   paths: Record<string, Record<string, Operation>>;
 };
 const routes = () =>
@@ -80,6 +82,39 @@ describe("GET /api/openapi.json", () => {
             expect(Object.keys(response.content ?? {})).toEqual(["application/problem+json"]);
     for (const slug of Object.keys(PROBLEM_TYPES))
       expect(doc.info.description).toContain(problemTypeUri(slug as keyof typeof PROBLEM_TYPES));
+  });
+});
+
+describe("who may call each operation, and what a refusal carries", () => {
+  const op = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
+
+  it("public operations say security: [], the customers' name the API key, refunds the operators' token", () => {
+    expect(op("/products", "get").security).toEqual([]);
+    for (const [path, method] of [
+      ["/orders", "post"],
+      ["/orders/{id}", "get"],
+      ["/payments", "post"],
+      ["/payments/{id}", "get"],
+    ] as const)
+      expect(op(path, method).security).toEqual([{ ApiKey: [] }]);
+    expect(op("/refunds", "post").security).toEqual([{ AdminToken: [] }]);
+    expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("the operations a read-only key or a spent allowance refuses document 403 and 429 (with Retry-After)", () => {
+    for (const path of ["/orders", "/payments"]) {
+      const responses = op(path, "post").responses;
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(["403", "429"]));
+      expect(responses["429"]?.headers).toHaveProperty("Retry-After");
+    }
+  });
+
+  it("every 401 names the scheme in WWW-Authenticate; the document has a licence", () => {
+    for (const item of Object.values(doc.paths))
+      for (const operation of Object.values(item))
+        if (operation.responses["401"])
+          expect(operation.responses["401"].headers).toHaveProperty("WWW-Authenticate");
+    expect(doc.info.license).toEqual({ name: "MIT", identifier: "MIT" });
   });
 });
 

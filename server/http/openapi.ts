@@ -4,7 +4,7 @@ import { IDEMPOTENCY_DEFAULTS } from "../keys";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_DOCS_PATH, PROBLEM_TYPES, problemTypeUri, ZProblem } from "./problems";
-import { REST_PREFIX } from "./rest-handler";
+import { REST_PREFIX, WWW_AUTHENTICATE } from "./rest-handler";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -37,6 +37,7 @@ ${authentication(production)}
 ${problemList}`;
 
 type Operation = {
+  security?: Record<string, string[]>[];
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
 };
 
@@ -49,6 +50,11 @@ const replayed = {
   schema: { type: "string", enum: ["true"] },
 };
 
+const wwwAuthenticate = {
+  description: "The authentication scheme the API takes.",
+  schema: { type: "string", example: WWW_AUTHENTICATE },
+};
+
 /**
  * In flight: Retry-After. Stored outcomes (402, 404, 409 already paid): the replay marker. The
  * provider unavailable (503): Retry-After.
@@ -57,6 +63,14 @@ function idempotencyHeaders(status: string): Record<string, unknown> | undefined
   if (status === "409") return { "Retry-After": retryAfter, "Idempotent-Replayed": replayed };
   if (status === "503") return { "Retry-After": retryAfter };
   if (status === "402" || status === "404") return { "Idempotent-Replayed": replayed };
+  return undefined;
+}
+
+/** Headers every operation's answer with this status carries, idempotent or not. */
+function statusHeaders(status: string): Record<string, unknown> | undefined {
+  if (status === "401") return { "WWW-Authenticate": wwwAuthenticate };
+  if (status === "429")
+    return { "Retry-After": { ...retryAfter, description: "Seconds until the allowance refills." } };
   return undefined;
 }
 
@@ -79,6 +93,11 @@ function buildDocument(production: boolean): OpenAPIObject {
           ? "A customer API key (`sk_live_…`)."
           : "A customer API key, e.g. `sk_test_alice`.",
       },
+      AdminToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "The operators' `ADMIN_TOKEN`; customer API keys are refused.",
+      },
     },
     defs: { Problem: ZProblem },
   });
@@ -92,6 +111,9 @@ function buildDocument(production: boolean): OpenAPIObject {
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
       const meta = metas.get(`${method} ${path}`);
+      // Public operations say so; the operators' ones name their own scheme.
+      // (The generator lists every scheme on every protected operation.)
+      op.security = !op.security ? [] : meta?.admin ? [{ AdminToken: [] }] : [{ ApiKey: [] }];
       const described = meta?.openapi?.errorResponses as Record<number, string> | undefined;
       const responses: NonNullable<Operation["responses"]> = {};
       for (const [status, generated] of Object.entries({ ...op.responses, 500: {} })) {
@@ -100,15 +122,17 @@ function buildDocument(production: boolean): OpenAPIObject {
           continue;
         }
         // A fresh object each: the generator shares one error response object per tRPC code.
+        const headers = { ...statusHeaders(status), ...(meta?.idempotent ? idempotencyHeaders(status) : {}) };
         responses[status] = {
           description: described?.[Number(status)] ?? "Unexpected error; details are in the server log.",
           content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
-          ...(meta?.idempotent ? { headers: idempotencyHeaders(status) } : {}),
+          ...(Object.keys(headers).length ? { headers } : {}),
         };
       }
       op.responses = responses;
     }
   }
+  doc.info.license = { name: "MIT", identifier: "MIT" };
   // The generator's own error schemas, now unused.
   for (const name of Object.keys(doc.components?.schemas ?? {}))
     if (name.startsWith("error.")) delete doc.components?.schemas?.[name];

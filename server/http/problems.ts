@@ -79,6 +79,17 @@ export const PROBLEM_TYPES = {
     title: "Authentication required",
     description: "Send `Authorization: Bearer <API key>` (the operators' endpoints: `Bearer <ADMIN_TOKEN>`).",
   },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    description: "The API key may not do this: a `read_only` key only reads. Nothing was stored.",
+  },
+  "rate-limited": {
+    status: 429,
+    title: "Too many requests",
+    description:
+      "The account's allowance for this kind of call is spent: retry after `Retry-After` seconds (with the same Idempotency-Key). Nothing was stored.",
+  },
   "not-found": { status: 404, title: "Not found", description: "No such resource for this account." },
   "payload-too-large": {
     status: 413,
@@ -114,10 +125,16 @@ export const PROBLEM_DOCS_PATH = "/docs/problems";
 export const problemTypeUri = (slug: ProblemSlug) => `${PROBLEM_DOCS_PATH}#${slug}`;
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
+/** Every `type` the API answers: ours, and `about:blank` for a status with no more meaning. */
+const PROBLEM_TYPE_URIS = [
+  ...(Object.keys(PROBLEM_TYPES) as ProblemSlug[]).map(problemTypeUri),
+  "about:blank",
+] as const;
+
 export const ZProblem = z
   .object({
     type: z
-      .string()
+      .enum(PROBLEM_TYPE_URIS)
       .meta({ description: `A URI reference to the problem's documentation (${PROBLEM_DOCS_PATH}).` }),
     title: z.string(),
     status: z.number().int(),
@@ -190,6 +207,10 @@ export function problemFromError(error: TRPCError, status: number): TProblem {
       return withDetails("invalid-request");
     case "UNAUTHORIZED":
       return withDetails("unauthenticated");
+    case "FORBIDDEN":
+      return withDetails("forbidden");
+    case "TOO_MANY_REQUESTS":
+      return withDetails("rate-limited");
     case "NOT_FOUND":
       return withDetails("not-found");
     case "PAYLOAD_TOO_LARGE":

@@ -17,6 +17,8 @@ import { type ObservedRequest, observeRequest } from "./request-log";
 import type { EdgeDeps } from "./trpc-handler";
 
 export const REST_PREFIX = "/api/v1";
+/** Sent with every 401 (RFC 9110 section 11.6.1): the API takes Bearer tokens. */
+export const WWW_AUTHENTICATE = 'Bearer realm="api"';
 
 interface Route {
   method: string;
@@ -144,6 +146,7 @@ async function answer(
   }
   if (response.status >= 400 && failure) {
     out.delete("content-length");
+    if (response.status === 401) out.set("WWW-Authenticate", WWW_AUTHENTICATE);
     return problemResponse(problemFromError(failure, response.status), out);
   }
   return new Response(response.body, { status: response.status, headers: out });

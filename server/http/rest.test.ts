@@ -107,6 +107,7 @@ describe("resources", () => {
     });
     expect(noKey.status).toBe(401);
     expect(problemType(noKey)).toBe("/docs/problems#unauthenticated");
+    expect(noKey.headers.get("www-authenticate")).toBe('Bearer realm="api"');
     expect(
       (
         await call(base, "GET", "/api/v1/orders/00000000-0000-4000-8000-000000000000", {

@@ -76,7 +76,12 @@ export const ordersRouter = router({
         path: "/orders",
         tags: ["orders"],
         summary: "Create an order, priced by the server from the catalogue",
-        errorResponses: { 400: "Invalid items or an unknown SKU.", 401: "No valid Bearer API key." },
+        errorResponses: {
+          400: "Invalid items or an unknown SKU.",
+          401: "No valid Bearer API key.",
+          403: "The API key is read-only.",
+          429: "Too many orders for this account: retry after `Retry-After` seconds.",
+        },
       },
     })
     .input(ZCreateOrder)

@@ -1,14 +1,28 @@
 import type { Problem } from "./intents.js";
 
+/** The slug of each problem type the API documents (`card-declined`, `rate-limited`, …). */
+export type ApiProblemCode = Problem["type"] extends infer T
+  ? T extends `${string}#${infer Slug}`
+    ? Slug
+    : never
+  : never;
+
 /**
  * Why a call failed. Problem types of the API keep their slug (`card-declined`,
- * `idempotency-key-reused`, …); the client adds its own:
+ * `idempotency-key-reused`, …); `about:blank` answers are `http-<status>`; the client adds its own:
  * - `deadline-exceeded`: retries ran out of time; the outcome is unknown and the intent is kept,
  *   so `resume()` (or the same call with the same intent id) finishes it with the same key;
  * - `intent-conflict`: the store already holds this intent id for another request;
+ * - `network-error`: no answer at all (the attempt is retried);
  * - `http-error`: an answer that was not a problem document (a proxy's page, say).
  */
-export type CheckoutErrorCode = string;
+export type CheckoutErrorCode =
+  | ApiProblemCode
+  | `http-${number}`
+  | "deadline-exceeded"
+  | "intent-conflict"
+  | "network-error"
+  | "http-error";
 
 /** Marks the client's errors across copies of this module (two bundles, two versions). */
 const BRAND = Symbol.for("@idempotent-checkout/client.error");
@@ -48,10 +62,10 @@ export function isCheckoutError(value: unknown): value is CheckoutError {
 }
 
 /** The slug of a problem type such as `/docs/problems#card-declined`. */
-export function problemCode(problem: Problem): string {
-  const hash = problem.type.lastIndexOf("#");
-  if (hash >= 0) return problem.type.slice(hash + 1);
-  return problem.type === "about:blank" ? `http-${problem.status}` : problem.type;
+export function problemCode(problem: Problem): CheckoutErrorCode {
+  if (problem.type === "about:blank") return `http-${problem.status}`;
+  // A newer server may answer a type this version does not know: its slug all the same.
+  return problem.type.slice(problem.type.lastIndexOf("#") + 1) as ApiProblemCode;
 }
 
 export function isProblem(body: unknown): body is Problem {

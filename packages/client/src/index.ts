@@ -1,9 +1,10 @@
 export { type CheckoutClient, type ClientOptions, createClient, type IntentOutcome } from "./client.js";
-export type { CheckoutError, CheckoutErrorCode } from "./errors.js";
+export type { ApiProblemCode, CheckoutError, CheckoutErrorCode } from "./errors.js";
 export type {
   IntentRequest,
   IntentStore,
   Payment,
+  PaymentMethod,
   PaymentRequest,
   PaymentResult,
   Problem,

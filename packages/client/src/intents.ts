@@ -1,7 +1,13 @@
 import type { components } from "./generated/api.js";
 
+/**
+ * A payment method id: the test provider's three, or any other `pm_…` id a provider issues (the
+ * API checks the shape; the provider refuses a method it does not know, 402 `payment-refused`).
+ */
+export type PaymentMethod = "pm_card_visa" | "pm_card_declined" | "pm_card_slow" | `pm_${string}`;
+
 /** What a payment intent asks the API for: the body of `POST /api/v1/payments`. */
-export type PaymentRequest = { orderId: string; paymentMethod: string };
+export type PaymentRequest = { orderId: string; paymentMethod: PaymentMethod };
 
 /** The operations an intent can stand for (refunds join here when the API has them). */
 export type IntentRequest = { operation: "payments.create"; body: PaymentRequest };

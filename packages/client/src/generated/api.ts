@@ -224,8 +224,11 @@ export type components = {
         };
         /** @description RFC 9457 problem details. Extension members carry the outcome's facts, e.g. `paymentId` and `declineCode` on card-declined. */
         Problem: {
-            /** @description A URI reference to the problem's documentation (/docs/problems). */
-            type: string;
+            /**
+             * @description A URI reference to the problem's documentation (/docs/problems).
+             * @enum {string}
+             */
+            type: "/docs/problems#idempotency-key-missing" | "/docs/problems#idempotency-key-invalid" | "/docs/problems#idempotency-key-in-use" | "/docs/problems#idempotency-key-reused" | "/docs/problems#card-declined" | "/docs/problems#payment-refused" | "/docs/problems#payment-abandoned" | "/docs/problems#order-already-paid" | "/docs/problems#refund-exceeds-captured" | "/docs/problems#payment-not-refundable" | "/docs/problems#refund-abandoned" | "/docs/problems#invalid-request" | "/docs/problems#unauthenticated" | "/docs/problems#forbidden" | "/docs/problems#rate-limited" | "/docs/problems#not-found" | "/docs/problems#payload-too-large" | "/docs/problems#unsupported-media-type" | "/docs/problems#provider-unavailable" | "/docs/problems#database-unavailable" | "/docs/problems#internal-error" | "about:blank";
             title: string;
             status: number;
             detail: string;
@@ -290,6 +293,8 @@ export interface operations {
             /** @description No valid Bearer ADMIN_TOKEN. */
             401: {
                 headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -428,6 +433,28 @@ export interface operations {
             /** @description No valid Bearer API key. */
             401: {
                 headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many orders for this account: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance refills. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -477,6 +504,8 @@ export interface operations {
             /** @description No valid Bearer API key. */
             401: {
                 headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -551,6 +580,8 @@ export interface operations {
             /** @description No valid Bearer API key. */
             401: {
                 headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -562,6 +593,15 @@ export interface operations {
                 headers: {
                     /** @description Present on a replay of the stored first response. */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is read-only; nothing stored. */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -604,6 +644,17 @@ export interface operations {
             /** @description The key was used before with another request. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many payment attempts for this account: retry after `Retry-After` seconds; nothing stored. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance refills. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -664,6 +715,8 @@ export interface operations {
             /** @description No valid Bearer API key. */
             401: {
                 headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
