@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { BrandingClient, BrandingPool } from "./db/unavailable";
-import { env, requireDatabaseUrl } from "./env";
-import { type Prisma, PrismaClient } from "./generated/prisma/client";
-import { errorField, logger } from "./log";
+import { env, requireDatabaseUrl } from "../env";
+import { type Prisma, PrismaClient } from "../generated/prisma/client";
+import { errorField, logger } from "../log";
+import { BrandingClient, BrandingPool } from "./unavailable";
 
 export type Db = PrismaClient;
 /** The client inside an interactive transaction: what a phase's writes run on. */
