@@ -63,6 +63,14 @@ module.exports = {
       to: { path: "^packages/idempotency/", pathNot: "^packages/idempotency/dist/index\\.(js|d\\.ts)$" },
     },
     {
+      name: "shared-is-neutral",
+      severity: "error",
+      comment:
+        "shared/ is for modules the browser bundle and the server both include: it imports neither side.",
+      from: { path: "^shared/" },
+      to: { path: "^(server|app|provider|scripts|packages)/" },
+    },
+    {
       name: "no-unresolvable",
       severity: "error",
       comment:

@@ -4,8 +4,8 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
-import { MAX_BATCH_CALLS } from "@/server/http/batch-limit";
 import type { AppRouter } from "@/server/root";
+import { MAX_BATCH_CALLS } from "@/shared/batch-limit";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 

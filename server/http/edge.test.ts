@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { describe, expect } from "vitest";
+import { MAX_BATCH_CALLS } from "../../shared/batch-limit";
 import { db } from "../db";
 import { env } from "../env";
 import { createLogger } from "../log";
 import { appRouter } from "../root";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { it, type TestProvider } from "../test/vitest";
-import { MAX_BATCH_CALLS } from "./batch-limit";
 import { metricsResponse } from "./metrics";
 import { handleTrpcRequest } from "./trpc-handler";
 

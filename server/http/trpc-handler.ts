@@ -1,5 +1,6 @@
 import type { AnyTRPCRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { MAX_BATCH_CALLS } from "../../shared/batch-limit";
 import { createContext } from "../context";
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from "../db/unavailable";
 import { env } from "../env";
@@ -9,7 +10,6 @@ import type { Metrics } from "../metrics";
 import type { PaymentProvider } from "../payments/provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
-import { MAX_BATCH_CALLS } from "./batch-limit";
 import { readCapped } from "./capped-body";
 import { crossSiteRefusal } from "./cross-site";
 import { observeRequest } from "./request-log";
