@@ -1,4 +1,4 @@
-import "server-only";
+import "#server-only";
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { recordAdminAction } from "../admin/audit";

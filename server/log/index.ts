@@ -1,3 +1,4 @@
+import "#server-only";
 import pino, { type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
 import { env } from "../env";
