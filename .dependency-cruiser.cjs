@@ -6,7 +6,7 @@
  */
 const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
-const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^bench/)";
+const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^lab/)";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -61,6 +61,14 @@ module.exports = {
         "@idempotent-checkout/idempotency is used by its name and public entry only (its exports); its files are not the app's to import.",
       from: { pathNot: "^packages/idempotency/" },
       to: { path: "^packages/idempotency/", pathNot: "^packages/idempotency/dist/index\\.(js|d\\.ts)$" },
+    },
+    {
+      name: "product-never-imports-the-lab",
+      severity: "error",
+      comment:
+        "lab/ (chaos, failover, benchmarks) stands on the product; the product, its scripts and its tests never import it.",
+      from: { pathNot: "^lab/" },
+      to: { path: "^lab/" },
     },
     {
       name: "shared-is-neutral",

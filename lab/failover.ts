@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
-import { requireBinaries } from "../lib/debian-package";
-import { startDatabase } from "../lib/embedded-pg";
+import { requireBinaries } from "../scripts/lib/debian-package";
+import { startDatabase } from "../scripts/lib/embedded-pg";
 import {
   defaultHaDir,
   type HaCluster,
   type HaNode,
   requirePgServer,
   startHaPostgres,
-} from "../lib/ha-postgres";
+} from "../scripts/lib/ha-postgres";
 
-import { startStack } from "../lib/stack";
+import { startStack } from "../scripts/lib/stack";
 
 /**
  * `npm run test:failover`: impatient clients pay (each retrying its own Idempotency-Key, honouring
@@ -109,7 +109,7 @@ try {
     providerDatabaseUrl: providerDb.url,
   });
   stops.push(() => stack.stop());
-  const { startApiProcess, startWorkerProcess } = await import("../../server/test/processes");
+  const { startApiProcess, startWorkerProcess } = await import("../server/test/processes");
   const appEnv = {
     ...stack.env,
     APP_ENV: "development",
@@ -330,10 +330,10 @@ async function waitForNewPrimary(ha: HaCluster, old: HaNode): Promise<HaNode> {
 }
 
 async function checkInvariants(ha: HaCluster, providerUrl: string, outcomes: Outcome[]) {
-  const { createPrismaClient, closeClient } = await import("../../server/db");
-  const { verifyLedger } = await import("../../server/ledger/verify");
-  const { runReconciliation } = await import("../../server/payments/reconciler");
-  const { httpProvider } = await import("../../server/payments/provider");
+  const { createPrismaClient, closeClient } = await import("../server/db");
+  const { verifyLedger } = await import("../server/ledger/verify");
+  const { runReconciliation } = await import("../server/payments/reconciler");
+  const { httpProvider } = await import("../server/payments/provider");
   const prisma = createPrismaClient(ha.url, { preparedStatements: false });
   const failures: string[] = [];
   const report: string[] = [];

@@ -7,18 +7,20 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { startDatabase } from "../scripts/lib/embedded-pg";
-import type { Tx } from "../server/db";
+import { startDatabase } from "../../scripts/lib/embedded-pg";
+import type { Tx } from "../../server/db";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
 const database = await startDatabase({ instance: "test" });
 process.env.DATABASE_URL = database.url;
-const { applyMigrations } = await import("../server/db/migrate");
+const { applyMigrations } = await import("../../server/db/migrate");
 await applyMigrations(database.url);
-const { closeDb, db } = await import("../server/db");
-const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import("../server/trpc");
-const { contextFor, createTestAccount } = await import("../server/test/fixtures");
-const { replayable } = await import("../server/keys");
+const { closeDb, db } = await import("../../server/db");
+const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import(
+  "../../server/trpc"
+);
+const { contextFor, createTestAccount } = await import("../../server/test/fixtures");
+const { replayable } = await import("../../server/keys");
 
 await db().$executeRawUnsafe(
   "CREATE TABLE IF NOT EXISTS bench_effects (id uuid PRIMARY KEY, account_id uuid NOT NULL, amount int NOT NULL)",

@@ -5,10 +5,10 @@
  * Each payment is a client that retries its own key on 409 (in flight) and 5xx, as the browser.
  */
 import { performance } from "node:perf_hooks";
-import { findBinary } from "../scripts/lib/debian-package";
-import { startDatabase } from "../scripts/lib/embedded-pg";
-import { startPgbouncer } from "../scripts/lib/pgbouncer";
-import { startProvider } from "../scripts/lib/provider-process";
+import { findBinary } from "../../scripts/lib/debian-package";
+import { startDatabase } from "../../scripts/lib/embedded-pg";
+import { startPgbouncer } from "../../scripts/lib/pgbouncer";
+import { startProvider } from "../../scripts/lib/provider-process";
 import { allProcesses, postmasterOnPort, treeCpuSeconds } from "./cpu";
 
 // Stopping the database at the end cuts this process's idle connections; their warnings are not
@@ -23,14 +23,14 @@ if (!pgbouncer) throw new Error("pgbouncer is not installed: apt-get install -y 
 
 const database = await startDatabase({ instance: "test" });
 process.env.DATABASE_URL = database.url;
-const { applyMigrations } = await import("../server/db/migrate");
+const { applyMigrations } = await import("../../server/db/migrate");
 await applyMigrations(database.url);
-const { closeDb, db } = await import("../server/db");
-const { seedDemoData } = await import("../server/seed");
+const { closeDb, db } = await import("../../server/db");
+const { seedDemoData } = await import("../../server/seed");
 await seedDemoData(db(), { production: false });
-const { createTestAccount } = await import("../server/test/fixtures");
-const { createTestOrder, newKey } = await import("../server/test/payments");
-const { postPayment, startApiProcess } = await import("../server/test/processes");
+const { createTestAccount } = await import("../../server/test/fixtures");
+const { createTestOrder, newKey } = await import("../../server/test/payments");
+const { postPayment, startApiProcess } = await import("../../server/test/processes");
 
 const pooler = await startPgbouncer({ databaseUrl: database.url, binary: pgbouncer });
 const provider = await startProvider({ databaseUrl: database.url });

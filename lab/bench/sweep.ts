@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { startDatabase } from "../scripts/lib/embedded-pg";
+import { startDatabase } from "../../scripts/lib/embedded-pg";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const server = await startDatabase({ instance: "test" });
@@ -17,10 +17,10 @@ await admin.connect();
 await admin.query(`CREATE DATABASE "${name}"`);
 const url = Object.assign(new URL(server.url), { pathname: `/${name}` }).toString();
 try {
-  const { applyMigrations } = await import("../server/db/migrate");
+  const { applyMigrations } = await import("../../server/db/migrate");
   await applyMigrations(url);
-  const { createPrismaClient } = await import("../server/db");
-  const { sweepExpiredKeys } = await import("../server/keys");
+  const { createPrismaClient } = await import("../../server/db");
+  const { sweepExpiredKeys } = await import("../../server/keys");
   const prisma = createPrismaClient(url);
   const fill = `
     WITH a AS (INSERT INTO accounts (id, handle, name) VALUES (gen_random_uuid(), 'bench', 'bench') RETURNING id),

@@ -2,16 +2,16 @@
  * `npm run chaos`: the whole product as deployed, attacked at random from a printed seed, then
  * checked against the provider's books and ours (docs/chaos.md). Exits 1 on any violation.
  */
-import { runAttack } from "./chaos/attack";
-import { buildApp, startDeployment } from "./chaos/deployment";
-import { startFaultProxy } from "./chaos/fault-proxy";
-import { FaultPlan } from "./chaos/faults";
-import { type Evidence, INVARIANTS } from "./chaos/invariants";
-import { Journal } from "./chaos/journal";
-import { parseProfile, USAGE } from "./chaos/profile";
-import { Random } from "./chaos/random";
-import { printReport, writeViolations } from "./chaos/report";
-import { settleAndRead } from "./chaos/settle";
+import { runAttack } from "./attack";
+import { buildApp, startDeployment } from "./deployment";
+import { startFaultProxy } from "./fault-proxy";
+import { FaultPlan } from "./faults";
+import { type Evidence, INVARIANTS } from "./invariants";
+import { Journal } from "./journal";
+import { parseProfile, USAGE } from "./profile";
+import { Random } from "./random";
+import { printReport, writeViolations } from "./report";
+import { settleAndRead } from "./settle";
 
 let profile: ReturnType<typeof parseProfile>;
 try {

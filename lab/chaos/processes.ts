@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { waitForHealth } from "../lib/health-wait";
+import { waitForHealth } from "../../scripts/lib/health-wait";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const WATCHDOG = fileURLToPath(new URL("../lib/die-with-parent.cjs", import.meta.url));
+const WATCHDOG = fileURLToPath(new URL("../../scripts/lib/die-with-parent.cjs", import.meta.url));
 
 /** One process of the deployment the checker may SIGKILL and start again. */
 export interface Restartable {

@@ -25,17 +25,19 @@ const SIZES = [60, 300];
 const ROUNDS = 3;
 
 export async function extraComparisons(deps: VariantDeps): Promise<Record<string, LoadResult[]>> {
-  const { closeClient, createPrismaClient } = await import("../../server/db");
-  const { createContextInner } = await import("../../server/context");
-  const { createCaller } = await import("../../server/root");
-  const { executePayment, createPaymentPhase, settleAndBook } = await import("../../server/payments/phases");
-  const { httpProvider } = await import("../../server/payments/provider");
-  const idem = await import("../../server/keys");
-  const { accountByTokenStatement } = await import("../../server/auth/authenticate");
-  const { hashToken } = await import("../../server/auth/tokens");
-  const { sendLimitsThrough } = await import("../../server/limits");
-  const { admittedBy, authedProcedure, createCallerFactory, router } = await import("../../server/trpc");
-  const { ZCreatePayment, ZPayment } = await import("../../server/routers/payments");
+  const { closeClient, createPrismaClient } = await import("../../../server/db");
+  const { createContextInner } = await import("../../../server/context");
+  const { createCaller } = await import("../../../server/root");
+  const { executePayment, createPaymentPhase, settleAndBook } = await import(
+    "../../../server/payments/phases"
+  );
+  const { httpProvider } = await import("../../../server/payments/provider");
+  const idem = await import("../../../server/keys");
+  const { accountByTokenStatement } = await import("../../../server/auth/authenticate");
+  const { hashToken } = await import("../../../server/auth/tokens");
+  const { sendLimitsThrough } = await import("../../../server/limits");
+  const { admittedBy, authedProcedure, createCallerFactory, router } = await import("../../../server/trpc");
+  const { ZCreatePayment, ZPayment } = await import("../../../server/routers/payments");
 
   const prisma = createPrismaClient(deps.url);
   // A pool this run ends: the limits' own pool keeps its connections open for minutes.
@@ -54,7 +56,7 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
       phaseResult: () => undefined,
       derivedKey: () => `bench_${randomUUID()}`,
       atomicPhase: (_point: string, fn: (tx: unknown) => Promise<unknown>) => fn(prisma),
-      async completeWith(writes: import("../../server/keys").StatementWrites, data: unknown) {
+      async completeWith(writes: import("../../../server/keys").StatementWrites, data: unknown) {
         const b = new idem.StatementBuilder();
         writes(b);
         const statement = b.statement();
