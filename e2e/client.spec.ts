@@ -283,13 +283,13 @@ test.describe("the client SDK", () => {
   });
 });
 
-test('the README\'s "Try the API" SDK block, run as written with tsx: catalogue, an order, a payment, resume', async ({
+test('docs/api.md\'s "Try the API" SDK block, run as written with tsx: catalogue, an order, a payment, resume', async ({
   baseURL,
 }) => {
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/api.md", "utf8");
   const section = readme.slice(readme.indexOf("## Try the API"));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(block, "README has a ts block under Try the API").toBeTruthy();
+  expect(block, "docs/api.md has a ts block under Try the API").toBeTruthy();
   // Only the server's address differs from what a reader types.
   const script = (block ?? "").replace('baseUrl: "http://localhost:3000"', `baseUrl: "${baseURL}"`);
   expect(script).not.toBe(block);

@@ -33,13 +33,13 @@ test("protected procedures answer 401 without a valid token", async ({ request }
   expect((await good.json()).result.data.handle).toBe("bob");
 });
 
-test('the README\'s "Try the API" commands, run as written: catalogue, an order, a payment and its replay', async ({
+test('docs/api.md\'s "Try the API" commands, run as written: catalogue, an order, a payment and its replay', async ({
   baseURL,
 }) => {
-  const readme = readFileSync("README.md", "utf8");
+  const readme = readFileSync("docs/api.md", "utf8");
   const section = readme.slice(readme.indexOf("## Try the API"));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(block, "README has a sh block under Try the API").toBeTruthy();
+  expect(block, "docs/api.md has a sh block under Try the API").toBeTruthy();
   // Only the server's address differs from what a reader types.
   const script = (block ?? "").replace("BASE=http://localhost:3000", `BASE=${baseURL}`);
   expect(script).not.toBe(block);

@@ -364,7 +364,7 @@ class TimeoutError extends Error {
 }
 
 // node:http with kept-alive connections rather than fetch: a payment makes one provider call,
-// and fetch's streams and signals cost more CPU than the call's own work (docs/benchmarks.md).
+// and fetch's streams and signals cost more CPU than the call's own work (lab/bench/history.md).
 // An idle connection is closed after 4 s, before a server's usual 5 s keep-alive timeout can
 // close it under a request that was just sent.
 const keepAlive = { keepAlive: true, timeout: 4000 };

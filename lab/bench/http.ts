@@ -61,7 +61,7 @@ const dbUrl = (name: string, applicationName?: string) => {
 // that their CPU is left out of the database's CPU per request: the observer is not the payment.
 const OBSERVER = "bench-observer";
 // Each run starts from empty databases: rows kept from earlier runs grow the indexes and the
-// WAL a payment writes after each checkpoint, so numbers drifted from run to run (docs/benchmarks.md,
+// WAL a payment writes after each checkpoint, so numbers drifted from run to run (lab/bench/history.md,
 // round five). BENCH_KEEP_DATA=1 keeps them.
 if (database.embedded && process.env.BENCH_KEEP_DATA !== "1") {
   await recreateDatabases(database.url, BENCH_DATABASES);

@@ -1,6 +1,6 @@
 /**
  * `npm run chaos`: the whole product as deployed, attacked at random from a printed seed, then
- * checked against the provider's books and ours (docs/chaos.md). Exits 1 on any violation.
+ * checked against the provider's books and ours (lab/chaos/README.md). Exits 1 on any violation.
  */
 import { runAttack } from "./attack";
 import { buildApp, startDeployment } from "./deployment";
