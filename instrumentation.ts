@@ -7,7 +7,7 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const [{ installPeerAddress }, { env }] = await Promise.all([
-    import("./server/http/peer-address"),
+    import("./server/auth/peer-address"),
     import("./server/env"),
   ]);
   installPeerAddress();

@@ -115,6 +115,21 @@ const ZEnv = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
     NEXT_PHASE: z.string().optional(),
+    /** The deployment's own email domains (comma-separated): sign-up refuses them (decision 0147). */
+    RESERVED_EMAIL_DOMAINS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((d) =>
+            d
+              .trim()
+              .toLowerCase()
+              .replace(/^@|\.$/g, ""),
+          )
+          .filter(Boolean),
+      ),
   })
   .superRefine((env, ctx) => {
     if (env.DIRECT_DATABASE_URL && !env.DATABASE_URL)
@@ -124,6 +139,7 @@ const ZEnv = z
       if (env[name] < floor && !compressed)
         ctx.addIssue({ code: "custom", path: [name], message: `must be at least ${floor}` });
     }
+    if (env.APP_ENV !== "production") return;
     // One secret per job: a scraper holding METRICS_TOKEN must not hold the admin's as well.
     for (const [i, name] of SECRET_NAMES.entries()) {
       const value = env[name]?.toLowerCase();
@@ -133,7 +149,6 @@ const ZEnv = z
       });
       if (same) ctx.addIssue({ code: "custom", path: [name], message: `must differ from ${same}` });
     }
-    if (env.APP_ENV !== "production") return;
     for (const name of SECRET_NAMES) {
       const value = env[name];
       if (!value) {

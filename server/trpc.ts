@@ -1,6 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
+import { clientAddress } from "./auth/client-address";
+import { recordAdminRefusal } from "./auth/refusals";
 import type { Context } from "./context";
 import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
@@ -104,9 +106,19 @@ export function admittedBy(name: LimitName) {
   };
 }
 
-const requireAdmin = t.middleware(({ ctx, next }) => {
-  if (!ctx.principal.isAdmin)
+const requireAdmin = t.middleware(async ({ ctx, path, next }) => {
+  if (!ctx.principal.isAdmin) {
+    // The admin procedure is audited from its authorization on: a refused caller too (decision 0148).
+    const account = ctx.principal.account;
+    await recordAdminRefusal(ctx.prisma, {
+      channel: "procedure",
+      address: clientAddress(ctx.reqHeaders),
+      outcome: "failed: UNAUTHORIZED",
+      subject: path,
+      ...(account ? { actor: `account ${account.handle}` } : {}),
+    });
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
+  }
   // Who acts, for the audit log (decision 0063); a principal built without one is an operator's tool.
   return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
 });

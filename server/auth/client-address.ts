@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { env } from "../env";
-import { peerAddressInstalled } from "../http/peer-address";
+import { peerAddressInstalled } from "./peer-address";
 
 /**
  * The client's address from X-Forwarded-For, counting from the right: the last entry is the

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
+import { installPeerAddress } from "../auth/peer-address";
 import { errorField, logger } from "../log";
 import { OPENAPI_PATH, openApiDocument } from "./openapi";
-import { installPeerAddress } from "./peer-address";
 import { handleRestRequest, REST_PREFIX } from "./rest-handler";
 import { handleTrpcRequest } from "./trpc-handler";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBinary } from "../../scripts/lib/debian-package";
 import { freePort } from "../../scripts/lib/guarded-process";
 import { type LoadBalancer, startHaproxy } from "../../scripts/lib/haproxy";
-import { addressGroup, clientAddress } from "../auth/client-address";
+import { addressGroup, clientAddress } from "./client-address";
 
 // The client's address as the app computes it (TRUSTED_PROXY_HOPS from the right of
 // X-Forwarded-For), against a real Node server patched as instrumentation.ts patches Next's,
