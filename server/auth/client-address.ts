@@ -4,7 +4,7 @@ import { peerAddressInstalled } from "./peer-address";
 
 /**
  * The client's address from X-Forwarded-For, counting from the right: the last entry is the
- * socket's peer, which the server itself appended (server/http/peer-address.ts, installed by
+ * socket's peer, which the server itself appended (server/auth/peer-address.ts, installed by
  * instrumentation.ts in every server Next starts, and by the API's Node server), and each of the
  * `trustedHops` proxies in front (TRUSTED_PROXY_HOPS) appended the address it saw. Entries
  * further left are whatever the client sent and are never believed (decisions 0064, 0145).
