@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATORS_ACCOUNT } from "../refunds";
-import { directTestDatabaseUrl } from "../test/fixtures";
+import { createScratchDatabase } from "../test/fixtures";
 import { applyMigrations } from "./migrate";
 
 // The migration that makes the operators' account (decision 0147), on a database where a shopper
@@ -14,19 +13,12 @@ import { applyMigrations } from "./migrate";
 
 const MIGRATIONS = path.join(process.cwd(), "prisma", "migrations");
 const RESERVING = "20261205014100_reserved_identities";
-const name = `reserved_${randomBytes(4).toString("hex")}`;
-const admin = () => new pg.Client({ connectionString: directTestDatabaseUrl() });
 let url: string;
+let drop: () => Promise<void>;
 let before: string;
 
 beforeAll(async () => {
-  const c = admin();
-  await c.connect();
-  await c.query(`CREATE DATABASE "${name}"`);
-  await c.end();
-  const u = new URL(directTestDatabaseUrl());
-  u.pathname = `/${name}`;
-  url = u.toString();
+  ({ url, drop } = await createScratchDatabase("reserved"));
   // Every migration before the one under test, from a folder of their own.
   before = mkdtempSync(path.join(tmpdir(), "migrations-"));
   for (const m of readdirSync(MIGRATIONS).filter((m) => m < RESERVING))
@@ -36,10 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   rmSync(before, { recursive: true, force: true });
-  const c = admin();
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await c.end();
+  await drop();
 });
 
 describe("the reserved identities migration", () => {
