@@ -45,11 +45,9 @@ async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
   }
 }
 
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  databaseUrl = await freshDatabase();
+/** `next start` with nothing a start script would have set: no stage, preload, provider or pooler. */
+function nextStart(port: number, vars: Record<string, string>): ChildProcess {
   const env: Record<string, string | undefined> = { ...process.env };
-  // Nothing a start script would have set: the stage, the preload, the provider, a pooler.
   for (const name of [
     "APP_ENV",
     "NODE_ENV",
@@ -58,24 +56,27 @@ test.beforeAll(async () => {
     "PAYMENT_PROVIDER_URL",
     "DIRECT_DATABASE_URL",
     "CHECKOUT_INSTANCE",
+    "ADMIN_TOKEN",
+    "SESSION_SECRET",
+    "METRICS_TOKEN",
   ])
     delete env[name];
-  const child = spawn(
-    "node_modules/.bin/next",
-    ["start", "--port", String(PORT), "--hostname", "127.0.0.1"],
-    {
-      env: {
-        ...env,
-        DATABASE_URL: databaseUrl,
-        ADMIN_TOKEN,
-        METRICS_TOKEN,
-        SESSION_SECRET: randomBytes(32).toString("base64url"),
-        LOG_LEVEL: "warn",
-        // Next's types make NODE_ENV required; leaving it unset is the point (next start sets it).
-      } as unknown as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  return spawn("node_modules/.bin/next", ["start", "--port", String(port), "--hostname", "127.0.0.1"], {
+    // Next's types make NODE_ENV required; leaving it unset is the point (next start sets it).
+    env: { ...env, LOG_LEVEL: "warn", ...vars } as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  databaseUrl = await freshDatabase();
+  const child = nextStart(PORT, {
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN,
+    METRICS_TOKEN,
+    SESSION_SECRET: randomBytes(32).toString("base64url"),
+  });
   server = child;
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
@@ -93,6 +94,16 @@ test.beforeAll(async () => {
 
 test.afterAll(() => {
   server?.kill("SIGTERM");
+});
+
+test("refuses to start without the secrets, so admin_test and metrics_test are never the defaults", async () => {
+  const child = nextStart(PORT + 1, { DATABASE_URL: databaseUrl });
+  let said = "";
+  child.stdout?.on("data", (d: Buffer) => (said += d));
+  child.stderr?.on("data", (d: Buffer) => (said += d));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  expect(code).not.toBe(0);
+  expect(said).toMatch(/ADMIN_TOKEN: is required[\s\S]*SESSION_SECRET: is required/);
 });
 
 test("is production: development credentials refused, no demo sign-in, HSTS", async ({ page, request }) => {

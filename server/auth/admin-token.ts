@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { consume, LIMIT_RULES, refund } from "../limits";
+import { LIMIT_RULES, tally } from "../limits";
 import { addressGroup } from "./client-address";
 import { type AdminChannel, recordAdminRefusal } from "./refusals";
 import { hashToken, safeEqual } from "./tokens";
@@ -8,11 +8,14 @@ export type AdminTokenCheck = { ok: true } | { ok: false; retryAfterSeconds?: nu
 
 /**
  * Compares a presented secret (ADMIN_TOKEN, or METRICS_TOKEN at /api/metrics) with each of
- * `expected` in constant time, both sides hashed first so not even the length leaks. The try is
- * counted against its address (an IPv6 one by its /64) before the comparison, in one atomic
- * statement, and given back when right: a parallel burst gets exactly the ten wrong tries a
- * sequence gets, and past them even the right secret waits (decisions 0063, 0146). Refusals go
- * to the audit log (decision 0148). The limiter is read only on the admin's paths.
+ * `expected` in constant time, both sides hashed first so not even the length leaks; then one
+ * atomic statement on the address's count (an IPv6 address by its /64) decides, in the order the
+ * database serialises the tries: a wrong secret adds one and is answered "wrong" while it is
+ * within the ten, a right one adds nothing and is accepted only while fewer than ten wrong ones
+ * came before it. A parallel burst thus gets exactly what a sequence gets, and legitimate
+ * parallel calls with the right token are never refused for each other (decisions 0063, 0146).
+ * Both paths send the same statement, so the time does not tell a right guess from a wrong one.
+ * Refusals go to the audit log (decision 0148).
  */
 export async function checkSecretFrom(
   prisma: Db,
@@ -21,24 +24,17 @@ export async function checkSecretFrom(
   from: { address: string; channel: AdminChannel },
 ): Promise<AdminTokenCheck> {
   const rule = LIMIT_RULES.adminTokenFailuresByAddress;
-  const group = addressGroup(from.address);
-  const reserved = await consume(rule, group);
-  if (!reserved.ok) {
-    await recordAdminRefusal(prisma, {
-      ...from,
-      outcome: "throttled",
-      firstThrottle: reserved.spent === rule.points + 1,
-    });
-    return { ok: false, retryAfterSeconds: reserved.retryAfterSeconds };
-  }
   const given = hashToken(candidate);
   const secrets = (typeof expected === "string" ? [expected] : expected).filter((s): s is string => !!s);
   // Every secret compared, so the time does not tell which one matched.
   const matched = secrets.map((s) => safeEqual(given, hashToken(s))).includes(true);
-  if (matched) {
-    await refund(rule, group);
-    return { ok: true };
+  const { spent, retryAfterSeconds } = await tally(rule, addressGroup(from.address), matched ? 0 : 1);
+  if (matched && spent < rule.points) return { ok: true };
+  if (!matched && spent <= rule.points) {
+    await recordAdminRefusal(prisma, { ...from, outcome: "wrong token" });
+    return { ok: false };
   }
-  await recordAdminRefusal(prisma, { ...from, outcome: "wrong token" });
-  return { ok: false };
+  const firstThrottle = !matched && spent === rule.points + 1;
+  await recordAdminRefusal(prisma, { ...from, outcome: "throttled", firstThrottle });
+  return { ok: false, retryAfterSeconds };
 }

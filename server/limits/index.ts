@@ -18,8 +18,8 @@ export const LIMIT_RULES = {
   signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60 },
   signUpsByAddress: { name: "signup_ip", points: 20, durationSeconds: 60 * 60 },
   /**
-   * Admin (or metrics) tokens from one address, each reserved before it is compared and given
-   * back when right: past ten wrong ones even the right one waits (decision 0146).
+   * Wrong admin (or metrics) tokens from one address, counted in one statement with the decision
+   * on each try: past ten even the right one waits (decision 0146).
    */
   adminTokenFailuresByAddress: { name: "admin_token_ip", points: 10, durationSeconds: 15 * 60 },
   /** Refused admin credentials written to the audit log, per address and in all: never a flood. */
@@ -137,4 +137,17 @@ export async function refund(rule: LimitRule, subject: string): Promise<void> {
 /** Forgets `subject`'s count (a correct password clears that email's failures). */
 export async function reset(rule: LimitRule, subject: string): Promise<void> {
   await limiterFor(rule).delete(subject);
+}
+
+/**
+ * Adds `points` (0 reads in the same statement) to `subject`'s count even past the limit: how many
+ * it has spent in this window, and when the window ends.
+ */
+export async function tally(
+  rule: LimitRule,
+  subject: string,
+  points: number,
+): Promise<{ spent: number; retryAfterSeconds: number }> {
+  const res = await limiterFor(rule).penalty(subject, points);
+  return { spent: res.consumedPoints, retryAfterSeconds: retryAfter(res) };
 }
