@@ -8,7 +8,7 @@ import { auth, MIN_PASSWORD_LENGTH } from "./auth";
 import { addressGroup, clientAddress } from "./client-address";
 import { DEMO_PASSWORD } from "./demo";
 import { isReservedEmail, RESERVED_EMAIL_MESSAGE } from "./reserved";
-import { releaseSignInAttempts, reserveSignInAttempt } from "./sign-in-attempts";
+import { confirmSignInFailure, releaseSignInAttempts, reserveSignInAttempt } from "./sign-in-attempts";
 
 export { FREE_SIGN_IN_FAILURES, signInDelaySeconds } from "./sign-in-attempts";
 
@@ -55,8 +55,10 @@ export async function signIn(
   }
   // The demo password is public: in production it opens nothing, whatever the database holds.
   const refused = env.isProduction && input.password === DEMO_PASSWORD;
-  if (refused || !(await passwordAccepted(headers, email, input.password)))
+  if (refused || !(await passwordAccepted(headers, email, input.password))) {
+    await confirmSignInFailure(db(), pair);
     return { ok: false, message: INCORRECT_CREDENTIALS };
+  }
   await releaseSignInAttempts(db(), pair);
   await refund(LIMIT_RULES.signInFailuresByAddress, address);
   return { ok: true };

@@ -54,6 +54,16 @@ export async function reserveSignInAttempt(prisma: Db, key: string): Promise<Sig
   return { ok: false, retryAfterSeconds: Math.max(1, wait?.seconds ?? 1) };
 }
 
+/**
+ * A wrong password, known: its wait starts again from now, as it would have if the failure had
+ * been counted after the check (a slow check does not shorten the wait).
+ */
+export async function confirmSignInFailure(prisma: Db, key: string): Promise<void> {
+  await prisma.$executeRaw`
+    UPDATE sign_in_attempts a SET wait_until = greatest(a.wait_until, ${waitAfter(Prisma.sql`a.failures`)})
+     WHERE a.key = ${key}`;
+}
+
 /** The right password: the pair's failures are forgotten, the reserved one included. */
 export async function releaseSignInAttempts(prisma: Db, key: string): Promise<void> {
   await prisma.$executeRaw`DELETE FROM sign_in_attempts WHERE key = ${key}`;
