@@ -1,8 +1,10 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { env } from "./server/env";
 import { HSTS, pageCsp } from "./server/http/security-headers";
 
 // Pages only (see the matcher): a fresh CSP nonce per request, which Next puts on its own
-// scripts, and HSTS in production. APP_ENV is read at run time, so one build serves any stage.
+// scripts, and HSTS in production. The stage is read at run time (server/env: production under
+// `next start` unless APP_ENV=development), so one build serves any stage.
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const csp = pageCsp(nonce, process.env.NODE_ENV === "development");
@@ -11,7 +13,7 @@ export function proxy(request: NextRequest) {
   requestHeaders.set("Content-Security-Policy", csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
-  if (process.env.APP_ENV === "production") response.headers.set("Strict-Transport-Security", HSTS);
+  if (env.isProduction) response.headers.set("Strict-Transport-Security", HSTS);
   return response;
 }
 

@@ -8,7 +8,6 @@ import { HA_DEFAULTS, type HaCluster, requirePgServer, startHaPostgres } from ".
 import { HEALTH_CHECK_PATH, startHaproxy } from "./lib/haproxy";
 import { waitForHealth } from "./lib/health-wait";
 import { onStopSignal } from "./lib/stop-signal";
-import { PEER_ADDRESS } from "./lib/supervise";
 
 /**
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
@@ -119,9 +118,7 @@ try {
         env: {
           ...process.env,
           ...stack.env,
-          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`, `--require ${PEER_ADDRESS}`]
-            .filter(Boolean)
-            .join(" "),
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`].filter(Boolean).join(" "),
           // HAProxy in front replaces X-Forwarded-For with the client's address: one trusted hop.
           TRUSTED_PROXY_HOPS: "1",
         },

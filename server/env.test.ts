@@ -52,6 +52,45 @@ describe("the environment", () => {
     expect(parseEnv({ ADMIN_TOKEN: "admin_test" }).ADMIN_TOKEN).toBe("admin_test");
   });
 
+  it("is production wherever NODE_ENV=production (next start, node server.js) unless APP_ENV=development", () => {
+    expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/ADMIN_TOKEN: is required/);
+    const prod = parseEnv({ NODE_ENV: "production", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO });
+    expect([prod.APP_ENV, prod.isProduction, prod.METRICS_TOKEN]).toEqual(["production", true, undefined]);
+    // "test" is no way around it either; only development, asked for by name.
+    expect(
+      parseEnv({ NODE_ENV: "production", APP_ENV: "test", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO })
+        .APP_ENV,
+    ).toBe("production");
+    const dev = parseEnv({ NODE_ENV: "production", APP_ENV: "development" });
+    expect([dev.APP_ENV, dev.ADMIN_TOKEN]).toEqual(["development", "admin_test"]);
+    expect(() => parseEnv({ NODE_ENV: "production", APP_ENV: "staging" })).toThrow(/APP_ENV/);
+    // `next build` serves nothing: production without secrets, and none of development's.
+    const build = parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" });
+    expect(build.isProduction).toBe(true);
+    expect([build.ADMIN_TOKEN, build.SESSION_SECRET]).not.toContain("admin_test");
+    expect(build.SESSION_SECRET).not.toBe(parseEnv({}).SESSION_SECRET);
+  });
+
+  it("refuses one secret reused for another, and typed sequences", () => {
+    const prod = (vars: Record<string, string>) =>
+      parseEnv({ APP_ENV: "production", ADMIN_TOKEN: STRONG, SESSION_SECRET: STRONG_TOO, ...vars });
+    expect(() => prod({ METRICS_TOKEN: STRONG })).toThrow(/METRICS_TOKEN: must differ from ADMIN_TOKEN/);
+    expect(() => prod({ SESSION_SECRET: STRONG })).toThrow(/SESSION_SECRET: must differ from ADMIN_TOKEN/);
+    expect(() => prod({ METRICS_TOKEN: `${STRONG_TOO}-metrics` })).toThrow(
+      /METRICS_TOKEN: must differ from SESSION_SECRET/,
+    );
+    // Development's own defaults differ; what a developer sets there is not checked.
+    expect(parseEnv({ ADMIN_TOKEN: "same-in-dev", METRICS_TOKEN: "same-in-dev" }).METRICS_TOKEN).toBe(
+      "same-in-dev",
+    );
+    for (const typed of [
+      "abcdefghijklmnopqrstuvwxyz0123456789",
+      "ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210",
+      "qwertyuiopasdfghjklzxcvbnm1234567890",
+    ])
+      expect(() => prod({ ADMIN_TOKEN: typed }), typed).toThrow(/ADMIN_TOKEN: looks like a typed sequence/);
+  });
+
   it("believes no forwarded address unless told how many proxies append one", () => {
     expect(parseEnv({}).TRUSTED_PROXY_HOPS).toBe(0);
     expect(parseEnv({ TRUSTED_PROXY_HOPS: "1" }).TRUSTED_PROXY_HOPS).toBe(1);

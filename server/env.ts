@@ -1,5 +1,7 @@
 import "#server-only";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { sequenceWeakness } from "./secret-patterns";
 
 /**
  * Values that appear in the source, the docs or .env.example: fine for development, never a
@@ -24,10 +26,31 @@ function secretWeakness(value: string): string | null {
   if (KNOWN_DEFAULTS.has(value) || value.startsWith("change-me")) return "is a known development default";
   if (value.length < MIN_SECRET_LENGTH) return `is shorter than ${MIN_SECRET_LENGTH} characters`;
   if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return "has too few distinct characters to be random";
-  return null;
+  return sequenceWeakness(value);
 }
 
-// APP_ENV is the deployment stage; NODE_ENV is only Next's build mode.
+const SECRET_NAMES = ["ADMIN_TOKEN", "SESSION_SECRET", "METRICS_TOKEN"] as const;
+
+/**
+ * APP_ENV is the deployment stage. Every server Next starts (`next start`, `npm start`, a
+ * container's `node server.js`) runs with NODE_ENV=production, so that alone means production:
+ * only an explicit APP_ENV=development gets development's defaults there (decision 0145).
+ * Elsewhere (tests, `npm run dev`, tsx scripts) APP_ENV decides and defaults to development.
+ */
+export function stageOf(source: Record<string, string | undefined>): string | undefined {
+  const asked = source.APP_ENV || undefined;
+  if (source.NODE_ENV !== "production") return asked;
+  const known = asked === undefined || ["development", "test", "production"].includes(asked);
+  return asked === "development" || !known ? asked : "production";
+}
+
+/** `next build` runs with NODE_ENV=production but serves nothing: it needs no secrets. */
+const BUILD_PHASE = "phase-production-build";
+
+/** next.config loads this module before Next sets NEXT_PHASE: then the command line tells. */
+function nextBuildCommand(argv: readonly string[]): boolean {
+  return /(^|[\\/])next$/.test(argv[1] ?? "") && argv[2] === "build";
+}
 
 /** Floors in seconds that only CHAOS_COMPRESSED_TIME=on (outside production) may go below. */
 const COMPRESSIBLE = { PAYMENT_ABANDON_AFTER_SECONDS: 60, RECONCILE_INTERVAL_SECONDS: 60 } as const;
@@ -92,6 +115,22 @@ export const ZEnv = z
     RATE_LIMIT_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+    NEXT_PHASE: z.string().optional(),
+    /** The deployment's own email domains (comma-separated): sign-up refuses them (decision 0147). */
+    RESERVED_EMAIL_DOMAINS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((d) =>
+            d
+              .trim()
+              .toLowerCase()
+              .replace(/^@|\.$/g, ""),
+          )
+          .filter(Boolean),
+      ),
   })
   .superRefine((env, ctx) => {
     if (env.DIRECT_DATABASE_URL && !env.DATABASE_URL)
@@ -102,11 +141,20 @@ export const ZEnv = z
         ctx.addIssue({ code: "custom", path: [name], message: `must be at least ${floor}` });
     }
     if (env.APP_ENV !== "production") return;
-    for (const name of ["ADMIN_TOKEN", "SESSION_SECRET", "METRICS_TOKEN"] as const) {
+    // One secret per job: a scraper holding METRICS_TOKEN must not hold the admin's as well.
+    for (const [i, name] of SECRET_NAMES.entries()) {
+      const value = env[name]?.toLowerCase();
+      const same = SECRET_NAMES.slice(0, i).find((other) => {
+        const theirs = env[other]?.toLowerCase();
+        return value && theirs && (value.includes(theirs) || theirs.includes(value));
+      });
+      if (same) ctx.addIssue({ code: "custom", path: [name], message: `must differ from ${same}` });
+    }
+    for (const name of SECRET_NAMES) {
       const value = env[name];
       if (!value) {
-        // METRICS_TOKEN may stay unset: then only the admin scrapes.
-        if (name !== "METRICS_TOKEN")
+        // METRICS_TOKEN may stay unset: then only the admin scrapes. The build serves nothing.
+        if (name !== "METRICS_TOKEN" && env.NEXT_PHASE !== BUILD_PHASE)
           ctx.addIssue({
             code: "custom",
             path: [name],
@@ -125,13 +173,17 @@ export const ZEnv = z
   })
   .transform((env) => ({
     ...env,
-    ADMIN_TOKEN: env.ADMIN_TOKEN ?? DEVELOPMENT_SECRETS.ADMIN_TOKEN,
+    // Production without a secret gets this far only in `next build`: a value nobody knows.
+    ADMIN_TOKEN:
+      env.ADMIN_TOKEN ?? (env.APP_ENV === "production" ? unguessable() : DEVELOPMENT_SECRETS.ADMIN_TOKEN),
     // Production has no default: unset, only the admin may scrape.
     METRICS_TOKEN:
       env.METRICS_TOKEN ?? (env.APP_ENV === "production" ? undefined : DEVELOPMENT_SECRETS.METRICS_TOKEN),
     // Readable lines while developing; one JSON object per line wherever logs are collected.
     LOG_FORMAT: env.LOG_FORMAT ?? (env.APP_ENV === "development" ? "pretty" : "json"),
-    SESSION_SECRET: env.SESSION_SECRET ?? DEVELOPMENT_SECRETS.SESSION_SECRET,
+    SESSION_SECRET:
+      env.SESSION_SECRET ??
+      (env.APP_ENV === "production" ? unguessable() : DEVELOPMENT_SECRETS.SESSION_SECRET),
     isProduction: env.APP_ENV === "production",
   }));
 
@@ -146,7 +198,8 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   APP_ENV: {
     description:
       "`production` creates no demo data and refuses demo credentials, sets Secure cookies and HSTS, and requires strong `ADMIN_TOKEN` and `SESSION_SECRET`",
-    default: "`production` for `npm start` and `npm run cluster`, else `development`",
+    default:
+      "`production` wherever `NODE_ENV=production` (every server Next starts) unless set to `development`, else `development`",
   },
   DATABASE_URL: {
     description:
@@ -224,15 +277,30 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   },
   RATE_LIMIT_ORDERS_PER_MINUTE: { description: "orders per account per minute, then 429 with `Retry-After`" },
   LOG_LEVEL: { description: "the least severe level logged", default: "`info` (`warn` under `npm test`)" },
+  NEXT_PHASE: {
+    description:
+      "set by Next itself (`phase-production-build` during `next build`, which needs no secrets); not for a deployment to set",
+  },
+  RESERVED_EMAIL_DOMAINS: {
+    description:
+      "email domains no one may sign up with, beside `.invalid` and `.localhost` (our own system accounts live there; decision 0147)",
+  },
   LOG_FORMAT: {
     description: "`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)",
     default: "`pretty` in development, else `json`",
   },
 };
 
-export function parseEnv(source: Record<string, string | undefined>): TEnv {
+function unguessable(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function parseEnv(source: Record<string, string | undefined>, argv: readonly string[] = []): TEnv {
   // Empty strings count as unset, so `DATABASE_URL= npm test` means "no external database".
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const stage = stageOf(source);
+  if (stage !== undefined) cleaned.APP_ENV = stage;
+  if (nextBuildCommand(argv)) cleaned.NEXT_PHASE = BUILD_PHASE;
   const result = ZEnv.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
@@ -241,7 +309,7 @@ export function parseEnv(source: Record<string, string | undefined>): TEnv {
   return result.data;
 }
 
-export const env: TEnv = parseEnv(process.env);
+export const env: TEnv = parseEnv(process.env, process.argv);
 
 export function requireDatabaseUrl(): string {
   if (!env.DATABASE_URL) {

@@ -1,6 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
+import { looksLikeApiKey } from "./auth/api-key-format";
+import { clientAddress } from "./auth/client-address";
+import { recordAdminRefusal } from "./auth/refusals";
 import type { Context } from "./context";
 import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
@@ -105,12 +108,31 @@ export function admittedBy(name: LimitName) {
   };
 }
 
-const requireAdmin = t.middleware(({ ctx, next }) => {
-  if (!ctx.principal.isAdmin)
+const requireAdmin = t.middleware(async ({ ctx, path, next }) => {
+  if (!ctx.principal.isAdmin) {
+    await auditRefusedCall(ctx, path);
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
+  }
   // Who acts, for the audit log (decision 0063); a principal built without one is an operator's tool.
   return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
 });
+
+/**
+ * The admin procedure is audited from its authorization on (decision 0148): a caller refused
+ * here is written down, unless a wrong admin token already was (authenticate records those).
+ */
+async function auditRefusedCall(ctx: Context, path: string): Promise<void> {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.reqHeaders.get("authorization") ?? "")?.[1];
+  if (bearer && !looksLikeApiKey(bearer)) return;
+  const account = ctx.principal.account;
+  await recordAdminRefusal(ctx.prisma, {
+    channel: "procedure",
+    address: clientAddress(ctx.reqHeaders),
+    outcome: "failed: UNAUTHORIZED",
+    subject: path,
+    ...(account ? { actor: `account ${account.handle}` } : {}),
+  });
+}
 
 export const adminProcedure = t.procedure.meta({ admin: true }).use(requireAdmin);
 

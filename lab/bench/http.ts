@@ -733,6 +733,8 @@ async function startServer(): Promise<ChildProcess> {
       DATABASE_URL: dbUrl("checkout"),
       PAYMENT_PROVIDER_URL: provider.url,
       PORT: String(PORT),
+      // The demo customers' keys: `next start` alone is production (decision 0145).
+      APP_ENV: "development",
       // As a deployment logs (`APP_ENV=production` means JSON); the development default pretty-prints
       // every request synchronously.
       LOG_FORMAT: process.env.LOG_FORMAT ?? "json",

@@ -38,7 +38,7 @@ export type TDecision = z.infer<typeof ZDecisionFrontMatter> & {
   file: string;
 };
 
-const FRONT_MATTER = /^---\n([\s\S]*?)\n---\n# (\d+)\. (.+)\n/;
+const FRONT_MATTER = /^---\n\n?([\s\S]*?)\n---\n\n?# (\d+)\. (.+)\n/;
 export const RECORD_FILE = /^(\d{4})-[a-z0-9-]+\.md$/;
 
 /** Parses one record; throws with the file's name and every problem found. */

@@ -3,8 +3,6 @@ import { fileURLToPath } from "node:url";
 import type { Stack } from "./stack";
 
 const WATCHDOG = fileURLToPath(new URL("./die-with-parent.cjs", import.meta.url));
-/** Appends the socket's peer to X-Forwarded-For in the server it is preloaded into. */
-export const PEER_ADDRESS = fileURLToPath(new URL("./peer-address.cjs", import.meta.url));
 
 /**
  * Runs a command with the stack's environment, forwards SIGINT/SIGTERM to it, and stops the
@@ -16,9 +14,8 @@ export function runWithStack(
   args: string[],
   extraEnv: Record<string, string> = {},
 ) {
-  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${WATCHDOG}`, `--require ${PEER_ADDRESS}`]
-    .filter(Boolean)
-    .join(" ");
+  // The socket's peer is appended by the app itself (instrumentation.ts), whatever starts it.
+  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${WATCHDOG}`].filter(Boolean).join(" ");
   const child = spawn(command, args, {
     stdio: "inherit",
     env: { ...process.env, ...stack.env, ...extraEnv, NODE_OPTIONS: nodeOptions },

@@ -2,16 +2,31 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { consume, LIMIT_RULES, reset } from "../limits";
-import { FREE_SIGN_IN_FAILURES, INCORRECT_CREDENTIALS, signIn, signInDelaySeconds, signUp } from "./accounts";
+import { OPERATORS_ACCOUNT } from "../refunds";
+import {
+  type AuthOutcome,
+  FREE_SIGN_IN_FAILURES,
+  INCORRECT_CREDENTIALS,
+  signIn,
+  signInDelaySeconds,
+  signUp,
+} from "./accounts";
+import { addressGroup } from "./client-address";
+import { isReservedEmail, RESERVED_EMAIL_MESSAGE } from "./reserved";
 
 const PASSWORD = "a passphrase long enough";
 
-/** A documentation-range address of its own per test, so reruns on one database start clean. */
+/**
+ * A documentation-range address in a /64 of its own per test (limits count IPv6 by /64), so
+ * reruns on one database start clean.
+ */
 function anyAddress(): string {
-  return `2001:db8::${randomBytes(4)
+  return `2001:db8:${randomBytes(4)
     .toString("hex")
-    .replace(/(....)(....)/, "$1:$2")}`;
+    .replace(/(....)(....)/, "$1:$2")}::1`;
 }
+
+const messageOf = (o: AuthOutcome) => (o.ok ? "" : o.message);
 
 function visitor(address: string) {
   return new Headers({ "x-forwarded-for": address });
@@ -112,8 +127,8 @@ describe("accounts", () => {
     // 49 attempts counted as sign-in counts them (a password check each would take ~20 s), then
     // the 50th through sign-in itself.
     const rule = LIMIT_RULES.signInFailuresByAddress;
-    await reset(rule, address);
-    for (let i = 0; i < rule.points - 1; i++) await consume(rule, address);
+    await reset(rule, addressGroup(address));
+    for (let i = 0; i < rule.points - 1; i++) await consume(rule, addressGroup(address));
     expect(await signIn(headers, { email: "sprayed@example.test", password: "Winter2026!" })).toEqual({
       ok: false,
       message: INCORRECT_CREDENTIALS,
@@ -126,5 +141,57 @@ describe("accounts", () => {
     });
     // Another address is not affected.
     expect(await signIn(visitor(other), { email, password: PASSWORD })).toEqual({ ok: true });
+  });
+
+  it("count a burst of parallel wrong passwords as a sequence: exactly the sequential budget is checked", async () => {
+    const email = await newShopper(anyAddress());
+    const tries = (address: string) =>
+      Array.from({ length: 20 }, (_, i) => ({
+        headers: visitor(address),
+        input: { email, password: `guess ${i}` },
+      }));
+    const checked = (outcomes: AuthOutcome[]) =>
+      outcomes.filter((o) => messageOf(o) === INCORRECT_CREDENTIALS).length;
+    const sequential = [];
+    for (const t of tries(anyAddress())) sequential.push(await signIn(t.headers, t.input));
+    const parallel = await Promise.all(tries(anyAddress()).map((t) => signIn(t.headers, t.input)));
+    // Three free failures, the fourth earns the first wait: four passwords checked, either way.
+    expect(checked(sequential)).toBe(FREE_SIGN_IN_FAILURES + 1);
+    expect(checked(parallel)).toBe(FREE_SIGN_IN_FAILURES + 1);
+    expect(parallel.filter((o) => /^Too many attempts/.test(messageOf(o)))).toHaveLength(
+      20 - FREE_SIGN_IN_FAILURES - 1,
+    );
+  });
+
+  it("count an IPv6 address by its /64: rotating within the block buys no tries", async () => {
+    const email = await newShopper(anyAddress());
+    const block = anyAddress().replace(/::1$/, "");
+    const outcomes = [];
+    for (let i = 0; i < 6; i++)
+      outcomes.push(
+        await signIn(visitor(`${block}:${i + 1}:0:0:${i + 7}`), { email, password: `guess ${i}` }),
+      );
+    expect(outcomes.map((o) => messageOf(o) === INCORRECT_CREDENTIALS)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("refuse to register a reserved address: the operators' own, any .invalid one, the deployment's domains", async () => {
+    const address = anyAddress();
+    for (const email of [OPERATORS_ACCOUNT.email, "someone@shop.invalid", "root@mail.localhost"])
+      expect(await signUp(visitor(address), { email, password: PASSWORD }), email).toEqual({
+        ok: false,
+        message: RESERVED_EMAIL_MESSAGE,
+      });
+    expect(isReservedEmail("ops@shop.example.com", ["example.com"])).toBe(true);
+    expect(isReservedEmail("ops@notexample.com", ["example.com"])).toBe(false);
+    // The operators' account was made by a migration, before anyone could sign up.
+    const operators = await db().account.findUnique({ where: { email: OPERATORS_ACCOUNT.email } });
+    expect(operators?.id).toBe(OPERATORS_ACCOUNT.id);
   });
 });

@@ -1,11 +1,16 @@
 // The library's guard, not instanceof: the auth instance on globalThis may be another Next layer's
 // copy, and isAPIError also knows its errors by name (docs/decisions/0095).
 import { isAPIError } from "better-auth/api";
+import { db } from "../db";
 import { env } from "../env";
-import { block, blockedFor, consume, count, LIMIT_RULES, refund, reset } from "../limits";
+import { consume, LIMIT_RULES, refund } from "../limits";
 import { auth, MIN_PASSWORD_LENGTH } from "./auth";
-import { clientAddress } from "./client-address";
+import { addressGroup, clientAddress } from "./client-address";
 import { DEMO_PASSWORD } from "./demo";
+import { isReservedEmail, RESERVED_EMAIL_MESSAGE } from "./reserved";
+import { confirmSignInFailure, releaseSignInAttempts, reserveSignInAttempt } from "./sign-in-attempts";
+
+export { FREE_SIGN_IN_FAILURES, signInDelaySeconds } from "./sign-in-attempts";
 
 // Sign-up, sign-in and sign-out for the pages' server actions: better-auth does the accounts,
 // passwords and sessions; this adds the abuse limits and the messages a shopper sees.
@@ -18,20 +23,6 @@ export type AuthOutcome = { ok: true } | { ok: false; message: string; retryAfte
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-/** Wrong passwords one email and address pair may send before each further try waits. */
-export const FREE_SIGN_IN_FAILURES = 3;
-const MAX_SIGN_IN_DELAY_SECONDS = 15 * 60;
-
-/**
- * The wait after a pair's `failures`-th wrong password: none for the first few, then 2 s, 4 s,
- * 8 s … up to 15 minutes. It grows for the pair only: the same email from another address (its
- * owner at home) is not slowed by an attacker's guesses (decision 0065).
- */
-export function signInDelaySeconds(failures: number): number {
-  if (failures <= FREE_SIGN_IN_FAILURES) return 0;
-  return Math.min(2 ** (failures - FREE_SIGN_IN_FAILURES), MAX_SIGN_IN_DELAY_SECONDS);
 }
 
 function throttled(retryAfterSeconds: number): AuthOutcome {
@@ -49,22 +40,26 @@ export async function signIn(
   input: { email: string; password: string },
 ): Promise<AuthOutcome> {
   const email = normalizeEmail(input.email);
-  const address = clientAddress(headers);
+  const address = addressGroup(clientAddress(headers));
   const pair = `${email} ${address}`;
-  const wait = await blockedFor(LIMIT_RULES.signInWaitByPair, pair);
-  if (wait !== null) return throttled(wait);
-  // Every attempt spends an address point before the password is checked (atomic upserts), so a
-  // burst of parallel guesses cannot slip past the count; a right password gives it back.
+  // Both counts are taken before the password is checked, each in one atomic statement, so a
+  // burst of parallel guesses gets exactly the checks a sequence gets (decision 0146); a right
+  // password gives them back.
   const byAddress = await consume(LIMIT_RULES.signInFailuresByAddress, address);
   if (!byAddress.ok) return throttled(byAddress.retryAfterSeconds);
+  const attempt = await reserveSignInAttempt(db(), pair);
+  if (!attempt.ok) {
+    // Refused before any check: as if it never reached the address's count.
+    await refund(LIMIT_RULES.signInFailuresByAddress, address);
+    return throttled(attempt.retryAfterSeconds);
+  }
   // The demo password is public: in production it opens nothing, whatever the database holds.
   const refused = env.isProduction && input.password === DEMO_PASSWORD;
   if (refused || !(await passwordAccepted(headers, email, input.password))) {
-    const delay = signInDelaySeconds(await count(LIMIT_RULES.signInFailuresByPair, pair));
-    if (delay > 0) await block(LIMIT_RULES.signInWaitByPair, pair, delay);
+    await confirmSignInFailure(db(), pair);
     return { ok: false, message: INCORRECT_CREDENTIALS };
   }
-  await reset(LIMIT_RULES.signInFailuresByPair, pair);
+  await releaseSignInAttempts(db(), pair);
   await refund(LIMIT_RULES.signInFailuresByAddress, address);
   return { ok: true };
 }
@@ -92,11 +87,12 @@ export async function signUp(
   const email = normalizeEmail(input.email);
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
     return { ok: false, message: "Enter a valid email address." };
+  if (isReservedEmail(email)) return { ok: false, message: RESERVED_EMAIL_MESSAGE };
   if (input.password.length < MIN_PASSWORD_LENGTH)
     return { ok: false, message: `Use a password of at least ${MIN_PASSWORD_LENGTH} characters.` };
   if (env.isProduction && input.password === DEMO_PASSWORD)
     return { ok: false, message: "That password is published in this project's source: choose another." };
-  const limit = await consume(LIMIT_RULES.signUpsByAddress, clientAddress(headers));
+  const limit = await consume(LIMIT_RULES.signUpsByAddress, addressGroup(clientAddress(headers)));
   if (!limit.ok) return throttled(limit.retryAfterSeconds);
   try {
     await auth().api.signUpEmail({ body: { email, password: input.password, name: email }, headers });

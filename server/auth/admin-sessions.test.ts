@@ -9,7 +9,7 @@ import { authenticate } from "./authenticate";
 
 // Admin sessions are rows (decision 0063): ended by sign-out, an operator or a new ADMIN_TOKEN.
 
-const address = () => `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+const address = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 const withCookie = (token: string) =>
   new Headers({ cookie: `${adminCookieName(env.isProduction)}=${token}` });
 const asAdmin = (headers: Headers) => authenticate(db(), headers, { adminToken: env.ADMIN_TOKEN });

@@ -1,11 +1,13 @@
 import { createHmac } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { db } from "../db";
 import { env } from "../env";
 import { logger } from "../log";
 import { betterAuthLogger } from "./auth-logger";
+import { isReservedEmail, RESERVED_EMAIL_MESSAGE } from "./reserved";
 
 /** Names the session cookie; production adds the `__Secure-` prefix and the Secure flag. */
 export const COOKIE_PREFIX = "checkout";
@@ -47,7 +49,12 @@ function createAuth() {
       user: {
         create: {
           // Orders and the admin show a handle; a new shopper's is their email, unique like it.
-          before: async (user) => ({ data: { ...user, handle: user.email } }),
+          // A reserved address is refused here too, whatever path creates the user (decision 0147).
+          before: async (user) => {
+            if (isReservedEmail(user.email))
+              throw new APIError("BAD_REQUEST", { message: RESERVED_EMAIL_MESSAGE });
+            return { data: { ...user, handle: user.email } };
+          },
         },
       },
     },

@@ -128,7 +128,10 @@ export async function authenticate(
         ? { account: found.account, isAdmin: false, apiKeyScope: found.scope, peekedKey: found.peekedKey }
         : ANONYMOUS;
     }
-    const check = await checkSecretFrom(token, secrets.adminToken, clientAddress(headers));
+    const check = await checkSecretFrom(prisma, token, secrets.adminToken, {
+      address: clientAddress(headers),
+      channel: "bearer",
+    });
     return check.ok ? { account: null, isAdmin: true, admin: { actor: "ADMIN_TOKEN (Bearer)" } } : ANONYMOUS;
   }
   const cookies = headers.get("cookie");

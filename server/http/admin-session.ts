@@ -23,12 +23,12 @@ export type AdminSignIn = { ok: true } | { ok: false; retryAfterSeconds?: number
 
 /**
  * The sign-in form: the submitted token against ADMIN_TOKEN (throttled per address), then a
- * session row and its cookie (`__Host-` in production). Recorded in the audit log.
+ * session row and its cookie (`__Host-` in production). Recorded in the audit log, a refusal too.
  */
 export async function signInAdmin(token: string): Promise<AdminSignIn> {
   const reqHeaders = await headers();
   const address = clientAddress(reqHeaders);
-  const check = await checkSecretFrom(token, env.ADMIN_TOKEN, address);
+  const check = await checkSecretFrom(db(), token, env.ADMIN_TOKEN, { address, channel: "signin" });
   if (!check.ok) return check;
   const session = await createAdminSession(db(), {
     adminToken: env.ADMIN_TOKEN,

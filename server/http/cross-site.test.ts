@@ -26,6 +26,15 @@ describe("cross-site requests to the tRPC API", () => {
     expect((await post({ ...json, origin: "http://shop.example" })).status).toBe(401);
   });
 
+  it("compare the scheme as well as the host: http://shop is another site than https://shop", async () => {
+    const json = { "content-type": "application/json", cookie: COOKIE };
+    expect((await post({ ...json, origin: "https://shop.example" })).status).toBe(403);
+    // Behind a proxy that terminates TLS and says so, the https origin is this site.
+    const behindTls = { ...json, "x-forwarded-proto": "https" };
+    expect((await post({ ...behindTls, origin: "https://shop.example" })).status).toBe(401);
+    expect((await post({ ...behindTls, origin: "http://shop.example" })).status).toBe(403);
+  });
+
   it("do not apply to Bearer requests, which carry no ambient credential", async () => {
     const res = await post({ "content-type": "application/json", authorization: "Bearer sk_test_nobody" });
     expect(res.status).toBe(401);

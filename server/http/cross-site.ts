@@ -30,13 +30,21 @@ export function crossSiteRefusal(
   return null;
 }
 
+/**
+ * Scheme and host, as a browser's same-origin rule compares them: http://shop is not the site
+ * https://shop. A proxy in front names the public ones (X-Forwarded-Proto/-Host); a browser cannot
+ * set those headers on a cross-site request without a preflight.
+ */
 function sameOrigin(req: Request): boolean {
   const origin = req.headers.get("origin");
   if (!origin || origin === "null") return false;
-  // A proxy in front names the public host; a browser cannot set this header cross-site.
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host;
+  const url = new URL(req.url);
+  const first = (name: string) => req.headers.get(name)?.split(",")[0]?.trim() || undefined;
+  const host = first("x-forwarded-host") ?? first("host") ?? url.host;
+  const scheme = first("x-forwarded-proto") ?? url.protocol.replace(/:$/, "");
   try {
-    return new URL(origin).host === host.split(",")[0]?.trim();
+    const from = new URL(origin);
+    return from.host === host && from.protocol === `${scheme.toLowerCase()}:`;
   } catch {
     return false;
   }

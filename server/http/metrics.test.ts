@@ -7,8 +7,8 @@ import { counters, OUTCOMES } from "../keys";
 import { createTestAccount } from "../test/fixtures";
 import { metricsResponse } from "./metrics";
 
-// Each test scrapes from an address of its own, so the wrong tokens of one never throttle another.
-const from = () => `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+// Each test scrapes from an address (a /64) of its own, so the wrong tokens of one never throttle another.
+const from = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 const scrape = (headers: Record<string, string> = {}, address = from()) =>
   metricsResponse(
     new Request("http://app.test/api/metrics", { headers: { "x-forwarded-for": address, ...headers } }),

@@ -1,25 +1,28 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { checkSecretFrom } from "../auth/admin-token";
+import { looksLikeApiKey } from "../auth/api-key-format";
 import { authenticate } from "../auth/authenticate";
 import { clientAddress } from "../auth/client-address";
 import type { Db } from "../db";
 import { env } from "../env";
-import { blockedFor, LIMIT_RULES } from "../limits";
 import { type Metrics, metrics, refreshDatabaseGauges } from "../metrics";
 
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
 /**
- * The scraper's own Bearer METRICS_TOKEN, or the admin (its token or session). A wrong token
- * counts against the address like a wrong admin token (authenticate records it), and an address
- * refused for too many is refused with the right metrics token too (decision 0063).
+ * The scraper's own Bearer METRICS_TOKEN, or the admin (its token or session). Either token is
+ * counted against the address before it is compared, like a wrong admin token, and an address
+ * refused for too many is refused with the right token too (decisions 0063, 0146). The scheme's
+ * case does not matter (RFC 9110).
  */
 async function mayScrape(req: Request, prisma: Db): Promise<boolean> {
-  const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
-  if (bearer && env.METRICS_TOKEN && sameSecret(bearer, env.METRICS_TOKEN))
-    return (await blockedFor(LIMIT_RULES.adminTokenFailuresByAddress, clientAddress(req.headers))) === null;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  if (bearer) {
+    // A customer's API key never scrapes, and is no guess at either secret.
+    if (looksLikeApiKey(bearer)) return false;
+    const check = await checkSecretFrom(prisma, bearer, [env.METRICS_TOKEN, env.ADMIN_TOKEN], {
+      address: clientAddress(req.headers),
+      channel: "metrics",
+    });
+    return check.ok;
+  }
   const principal = await authenticate(prisma, req.headers, { adminToken: env.ADMIN_TOKEN });
   return principal.isAdmin;
 }

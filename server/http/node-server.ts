@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
+import { installPeerAddress } from "../auth/peer-address";
 import { errorField, logger } from "../log";
 import { OPENAPI_PATH, openApiDocument } from "./openapi";
 import { handleRestRequest, REST_PREFIX } from "./rest-handler";
@@ -10,6 +11,8 @@ import { handleTrpcRequest } from "./trpc-handler";
  * that need a real server process they can kill, and without a Next build.
  */
 export function createApiServer(router?: AnyTRPCRouter): Server {
+  // The socket's peer appended to X-Forwarded-For, as in Next (instrumentation.ts).
+  installPeerAddress();
   return createServer(async (req, res) => {
     try {
       const response = await route(toRequest(req), router);
@@ -36,10 +39,6 @@ function toRequest(req: IncomingMessage): Request {
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
-  // The socket's peer, appended as a proxy would (as scripts/lib/peer-address.cjs does for Next).
-  const peer = req.socket.remoteAddress ?? "unknown";
-  const sent = headers.get("x-forwarded-for");
-  headers.set("x-forwarded-for", sent ? `${sent}, ${peer}` : peer);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
     method: req.method,

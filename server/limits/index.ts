@@ -14,25 +14,25 @@ export interface LimitRule {
 }
 
 export const LIMIT_RULES = {
-  /**
-   * Wrong passwords for one email from one address, counted for a day: past a few, each further
-   * try waits longer (signInDelaySeconds). Per pair, so nobody elsewhere can lock a shopper out.
-   */
-  signInFailuresByPair: { name: "signin_pair", points: 1_000_000, durationSeconds: 24 * 60 * 60 },
-  /** The wait the last failure of a pair imposed (set with `block`, never consumed). */
-  signInWaitByPair: { name: "signin_wait", points: 1, durationSeconds: 1 },
   /** Wrong passwords from one address, for any email: stops spraying many accounts. */
   signInFailuresByAddress: { name: "signin_ip", points: 50, durationSeconds: 60 * 60 },
   signUpsByAddress: { name: "signup_ip", points: 20, durationSeconds: 60 * 60 },
-  /** Wrong admin (or metrics) tokens from one address: then even the right one waits. */
+  /**
+   * Wrong admin (or metrics) tokens from one address, counted in one statement with the decision
+   * on each try: past ten even the right one waits (decision 0146).
+   */
   adminTokenFailuresByAddress: { name: "admin_token_ip", points: 10, durationSeconds: 15 * 60 },
+  /** Refused admin credentials written to the audit log, per address and in all: never a flood. */
+  auditedRefusalsByAddress: { name: "audit_refusals_ip", points: 20, durationSeconds: 15 * 60 },
+  auditedRefusals: { name: "audit_refusals", points: 500, durationSeconds: 15 * 60 },
   ordersByAccount: { name: "orders", points: env.RATE_LIMIT_ORDERS_PER_MINUTE, durationSeconds: 60 },
   paymentsByAccount: { name: "payments", points: env.RATE_LIMIT_PAYMENTS_PER_MINUTE, durationSeconds: 60 },
 } satisfies Record<string, LimitRule>;
 
 export type LimitName = keyof typeof LIMIT_RULES;
 
-export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
+/** `spent`: the points asked for in this window, this one included (one past the limit: the first refusal). */
+export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number; spent: number };
 
 interface LimitStore {
   pool: pg.Pool;
@@ -123,7 +123,8 @@ export async function consume(rule: LimitRule, subject: string): Promise<LimitCh
     await limiterFor(rule).consume(subject);
     return { ok: true };
   } catch (error) {
-    if (isRefusal(error)) return { ok: false, retryAfterSeconds: retryAfter(error) };
+    if (isRefusal(error))
+      return { ok: false, retryAfterSeconds: retryAfter(error), spent: error.consumedPoints };
     throw error;
   }
 }
@@ -139,26 +140,14 @@ export async function reset(rule: LimitRule, subject: string): Promise<void> {
 }
 
 /**
- * Spends one point of `subject`'s allowance even past the limit, and says how many it has spent
- * in the current window (a count of failures, not a gate).
+ * Adds `points` (0 reads in the same statement) to `subject`'s count even past the limit: how many
+ * it has spent in this window, and when the window ends.
  */
-export async function count(rule: LimitRule, subject: string): Promise<number> {
-  try {
-    return (await limiterFor(rule).penalty(subject, 1)).consumedPoints;
-  } catch (error) {
-    if (isRefusal(error)) return error.consumedPoints;
-    throw error;
-  }
-}
-
-/** Refuses `subject` for `seconds` (a wait one rule imposes from another's count). */
-export async function block(rule: LimitRule, subject: string, seconds: number): Promise<void> {
-  await limiterFor(rule).block(subject, seconds);
-}
-
-/** Seconds until `subject` may try again when its allowance is spent (or blocked), else null; spends nothing. */
-export async function blockedFor(rule: LimitRule, subject: string): Promise<number | null> {
-  const res = await limiterFor(rule).get(subject);
-  if (!res || res.consumedPoints < rule.points || res.msBeforeNext <= 0) return null;
-  return retryAfter(res);
+export async function tally(
+  rule: LimitRule,
+  subject: string,
+  points: number,
+): Promise<{ spent: number; retryAfterSeconds: number }> {
+  const res = await limiterFor(rule).penalty(subject, points);
+  return { spent: res.consumedPoints, retryAfterSeconds: retryAfter(res) };
 }

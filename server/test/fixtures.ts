@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
 import { auth, SESSION_COOKIE } from "../auth/auth";
 import { hashToken } from "../auth/tokens";
 import { createContextInner } from "../context";
@@ -50,6 +51,26 @@ export function directTestDatabaseUrl(): string {
   const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is required");
   return url;
+}
+
+/** A new, empty database beside the test database (`<prefix>_<random>`): its URL, and how to drop it. */
+export async function createScratchDatabase(
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const run = async (statement: string) => {
+    const c = new pg.Client({ connectionString: directTestDatabaseUrl() });
+    await c.connect();
+    try {
+      await c.query(statement);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`CREATE DATABASE "${name}"`);
+  const url = new URL(directTestDatabaseUrl());
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 /** A shopper signed up and signed in through better-auth itself, and the session cookie it was given. */

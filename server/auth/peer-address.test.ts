@@ -1,20 +1,24 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientAddress } from "../../server/auth/client-address";
-import { findBinary } from "./debian-package";
-import { freePort } from "./guarded-process";
-import { type LoadBalancer, startHaproxy } from "./haproxy";
+import { findBinary } from "../../scripts/lib/debian-package";
+import { freePort } from "../../scripts/lib/guarded-process";
+import { type LoadBalancer, startHaproxy } from "../../scripts/lib/haproxy";
+import { addressGroup, clientAddress } from "./client-address";
 
 // The client's address as the app computes it (TRUSTED_PROXY_HOPS from the right of
-// X-Forwarded-For), against a real Node server with the preload `npm start` gives Next, directly
-// and behind the HAProxy of `npm run cluster` (decision 0064).
+// X-Forwarded-For), against a real Node server patched as instrumentation.ts patches Next's,
+// directly and behind the HAProxy of `npm run cluster` (decisions 0064, 0145). Installed twice, as
+// a process that still preloads something of its own might: the peer is appended once.
 
-const PRELOAD = new URL("./peer-address.cjs", import.meta.url).pathname;
-const ECHO = `require("node:http").createServer((req, res) => {
+const INSTALL = new URL("./peer-address.ts", import.meta.url).pathname;
+const ECHO = `const { installPeerAddress } = await import(${JSON.stringify(INSTALL)});
+installPeerAddress();
+installPeerAddress();
+const http = await import("node:http");
+http.createServer((req, res) => {
   res.setHeader("content-type", "application/json");
   res.end(JSON.stringify({ xff: req.headers["x-forwarded-for"] ?? null }));
-}).listen(Number(process.env.ECHO_PORT), "127.0.0.1", () => console.log("ready"));
-require("node:http").createServer((req, res) => res.end("ok")).listen(0);`;
+}).listen(Number(process.env.ECHO_PORT), "127.0.0.1", () => console.log("ready"));`;
 
 let echo: ChildProcess;
 let port: number;
@@ -30,7 +34,7 @@ async function seen(url: string, headers: Record<string, string> = {}) {
 
 beforeAll(async () => {
   port = await freePort();
-  echo = spawn(process.execPath, ["--require", PRELOAD, "-e", ECHO], {
+  echo = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", ECHO], {
     env: { ...process.env, ECHO_PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -47,7 +51,19 @@ describe("the client's address", () => {
     expect(clientAddress(h("6.6.6.6, 203.0.113.7"), 0)).toBe("203.0.113.7");
     expect(clientAddress(h("6.6.6.6, 198.51.100.1, 10.0.0.2"), 1)).toBe("198.51.100.1");
     expect(clientAddress(h("198.51.100.1"), 1)).toBe("198.51.100.1");
-    expect(clientAddress(new Headers(), 0)).toBe("unknown");
+    // Only a caller without HTTP has no entry at all (every server appends the peer).
+    expect(clientAddress(new Headers(), 0)).toBe("in-process");
+  });
+
+  it("counts an IPv6 client by its /64 and an IPv4-mapped one as IPv4", () => {
+    expect(addressGroup("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(addressGroup("2001:db8:1:2:ffff::1")).toBe("2001:db8:1:2::/64");
+    expect(addressGroup("2001:0db8:0001:0002::")).toBe("2001:db8:1:2::/64");
+    expect(addressGroup("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressGroup("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(addressGroup("::1")).toBe("0:0:0:0::/64");
+    expect(addressGroup("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressGroup("203.0.113.7")).toBe("203.0.113.7");
   });
 
   it("direct: the socket's peer, whatever X-Forwarded-For the client sends", async () => {
