@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localStorageStore } from "../core/local-storage.js";
 import type { IntentStore, StoredIntent } from "../intents.js";
 import { fileStore } from "./file.js";
 import { memoryStore } from "./index.js";
@@ -42,8 +43,33 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
+/** localStorage's interface over a Map: the browser's store, run through the same contract. */
+function mapStorage() {
+  const items = new Map<string, string>();
+  return {
+    get length() {
+      return items.size;
+    },
+    key: (index: number) => [...items.keys()][index] ?? null,
+    getItem: (name: string) => items.get(name) ?? null,
+    setItem: (name: string, value: string) => void items.set(name, value),
+    removeItem: (name: string) => void items.delete(name),
+  };
+}
+
 const stores: [string, () => IntentStore][] = [
   ["memoryStore", () => memoryStore()],
+  [
+    "localStorageStore",
+    () => {
+      const storage = mapStorage();
+      return localStorageStore({
+        storage: () => storage,
+        prefix: "intent:",
+        parse: (value) => value as StoredIntent,
+      });
+    },
+  ],
   ["fileStore", () => fileStore(join(folder, randomBytes(4).toString("hex")))],
   ["pgStore", () => pgStore({ pool, table })],
 ];
