@@ -184,7 +184,12 @@ test.describe("the client SDK", () => {
       expect(payments.map((p) => p.status)).toEqual(orders.map(() => "succeeded"));
       expect(payments.map((p) => p.orderId)).toEqual(orders);
       for (const orderId of orders) expect(await server.chargesFor(orderId), orderId).toHaveLength(1);
-      expect(await store.list()).toEqual([]);
+      // Each intent is kept with its payment until the caller forgets it.
+      const kept = await store.list();
+      expect(kept.map((i) => i.answer?.status)).toEqual(orders.map(() => 200));
+      expect(new Set(kept.map((i) => (i.answer?.body as { id?: string } | undefined)?.id))).toEqual(
+        new Set(payments.map((p) => p.id)),
+      );
 
       const attempts = proxy.attempts.filter((a) => isPayment(a.path));
       // A storm: every payment needed retries, each intent kept its one key.

@@ -119,6 +119,19 @@ describe("createPayer", () => {
     expect(await after.payer.resume(ORDER)).toBeNull();
   });
 
+  it("makes UUID keys in the browser by default", async () => {
+    const keys: string[] = [];
+    const payer = createPayer({
+      storage: () => new MemoryStorage(),
+      async send(_input, key) {
+        keys.push(key);
+        return payment();
+      },
+    });
+    await payer.pay(ORDER, "pm_card_visa");
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   it("has nothing to resume when no intent was saved", async () => {
     const { payer, sent } = harness(async () => payment());
     expect(await payer.resume(ORDER)).toBeNull();
