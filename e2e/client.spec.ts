@@ -94,7 +94,17 @@ test.describe("the client SDK", () => {
       const charges = await server.chargesFor(orderId);
       expect(charges).toHaveLength(1);
       expect(charges[0]?.id).toBe(outcomes[0].payment.providerChargeId);
-      expect(await storedIntents(store)).toEqual([]);
+      // The intent keeps its answer: a payer that dies again before it records the answer asks
+      // with the same intent id and is told the same payment, not "order already paid".
+      expect(await storedIntents(store)).toMatchObject([{ intentId, answer: { status: 200 } }]);
+      const again = runPayer(["pay", server.url, store, orderId, intentId]);
+      expect(await again.exited, again.output().stderr).toBe(0);
+      expect(lastJson(again.output().stdout).payment).toMatchObject({
+        id: outcomes[0].payment.id,
+        status: "succeeded",
+        intentId,
+      });
+      expect(await server.chargesFor(orderId)).toHaveLength(1);
     } finally {
       await proxy.stop();
       await rm(store, { recursive: true, force: true });
@@ -136,7 +146,7 @@ test.describe("the client SDK", () => {
       expect(statuses.at(-1)).toBe(200);
       expect(new Set(watch.attempts.map((a) => a.idempotencyKey)).size).toBe(1);
       expect(await server.chargesFor(orderId)).toHaveLength(1);
-      expect(await storedIntents(store)).toEqual([]);
+      expect(await storedIntents(store)).toMatchObject([{ intentId, answer: { status: 200 } }]);
     } finally {
       await first.stop();
       await watch.stop();
@@ -174,7 +184,12 @@ test.describe("the client SDK", () => {
       expect(payments.map((p) => p.status)).toEqual(orders.map(() => "succeeded"));
       expect(payments.map((p) => p.orderId)).toEqual(orders);
       for (const orderId of orders) expect(await server.chargesFor(orderId), orderId).toHaveLength(1);
-      expect(await store.list()).toEqual([]);
+      // Each intent is kept with its payment until the caller forgets it.
+      const kept = await store.list();
+      expect(kept.map((i) => i.answer?.status)).toEqual(orders.map(() => 200));
+      expect(new Set(kept.map((i) => (i.answer?.body as { id?: string } | undefined)?.id))).toEqual(
+        new Set(payments.map((p) => p.id)),
+      );
 
       const attempts = proxy.attempts.filter((a) => isPayment(a.path));
       // A storm: every payment needed retries, each intent kept its one key.
@@ -198,7 +213,7 @@ test.describe("the client SDK", () => {
     }
   });
 
-  test("final answers are never retried and forget the intent; a deadline keeps it for resume()", async () => {
+  test("final answers are never retried and stay with their intent until forgotten; a deadline keeps it for resume()", async () => {
     const proxy = await startFaultProxy(server.url, () => ({}));
     const store = memoryStore();
     const client = createClient({ baseUrl: proxy.url, apiKey: "sk_test_alice", store });
@@ -230,7 +245,10 @@ test.describe("the client SDK", () => {
         createdAt: new Date().toISOString(),
       });
       const before = proxy.attempts.length;
-      const [outcome] = await client.resume();
+      // resume() also reports the answers kept with "declined" and the paid intent, without a request.
+      const outcomes = await client.resume();
+      expect(outcomes.map((o) => o.ok)).toEqual([false, true, false]);
+      const outcome = outcomes.find((o) => o.intentId === "reused");
       expect(outcome).toMatchObject({
         intentId: "reused",
         ok: false,
@@ -246,6 +264,16 @@ test.describe("the client SDK", () => {
         .catch((e: unknown) => e);
       expect(invalid).toMatchObject({ code: "invalid-request", status: 400, final: true });
       expect(paymentAttempts() - sentBeforeInvalid).toBe(1);
+      // Each final answer is kept with its intent; the same id is answered without a request.
+      const kept = await store.list();
+      expect(kept.map((i) => i.answer?.status).sort()).toEqual([200, 400, 402, 422]);
+      const sentBeforeAgain = paymentAttempts();
+      const again = await client.payments
+        .create({ orderId: declinedOrder, paymentMethod: "pm_card_declined" }, { intentId: "declined" })
+        .catch((e: unknown) => e);
+      expect(again).toMatchObject({ code: "card-declined", status: 402, final: true });
+      expect(paymentAttempts()).toBe(sentBeforeAgain);
+      for (const intent of kept) await client.forget(intent.intentId);
       expect(await store.list()).toEqual([]);
     } finally {
       await proxy.stop();
@@ -276,7 +304,7 @@ test.describe("the client SDK", () => {
         payment: { orderId, status: "succeeded" },
       });
       expect(await server.chargesFor(orderId)).toHaveLength(1);
-      expect(await store.list()).toEqual([]);
+      expect(await store.list()).toMatchObject([{ intentId: "late", answer: { status: 200 } }]);
     } finally {
       await down.stop();
     }
@@ -311,7 +339,7 @@ test('docs/api.md\'s "Try the API" SDK block, run as written with tsx: catalogue
     expect(skus).toContain("TEE-CLASSIC");
     expect(paid).toBe("succeeded 2500 EUR replayed=false");
     expect(resumed).toBe("resumed 0");
-    // The payment's final answer forgot its intent: the store is empty.
+    // The script forgot its intent once it had the answer: the store is empty.
     expect(await readdir(join(cwd, ".data/payment-intents"))).toEqual([]);
   } finally {
     await rm(cwd, { recursive: true, force: true });

@@ -1,45 +1,25 @@
 import { z } from "zod";
-import { type IntentFactory, type IntentStorage, intentStore } from "../_keyed/intent-store";
+import { browserIntents, latestUnanswered, legacyIntent, type StoredIntent } from "../_keyed/intents";
 
-export { browserIntentFactory, type IntentFactory, type IntentStorage } from "../_keyed/intent-store";
+/** What a payment intent asks for: one order, paid with one payment method. */
+export const ZPaymentInput = z.object({ orderId: z.string().min(1), paymentMethod: z.string().min(1) });
+export type TPaymentInput = z.infer<typeof ZPaymentInput>;
+/** A payment intent: its order is its id, so a new press replaces the order's previous intent. */
+export type TPaymentIntent = StoredIntent<TPaymentInput>;
 
-/** A payment intent: one attempt to pay one order with one payment method (see intentStore). */
-export const ZPaymentIntent = z.object({
-  orderId: z.string().min(1),
-  paymentMethod: z.string().min(1),
-  idempotencyKey: z.string().min(1).max(255),
-  createdAt: z.iso.datetime(),
-  settled: z.enum(["succeeded", "declined", "already_paid", "rejected"]).optional(),
-});
-export type TPaymentIntent = z.infer<typeof ZPaymentIntent>;
-export type TSettledOutcome = NonNullable<TPaymentIntent["settled"]>;
+const PREFIX = "checkout:intent:";
 
-export const paymentIntents = intentStore({
-  prefix: "checkout:intent:",
-  schema: ZPaymentIntent,
-  scopeOf: (intent) => intent.orderId,
-});
-
-/** The order's intent, or null when there is none or what is stored is not one. */
-export function readIntent(storage: IntentStorage, orderId: string): TPaymentIntent | null {
-  return paymentIntents.read(storage, orderId);
-}
-
-/** A new intent with a new key, saved (replacing the order's previous one) before it is returned. */
-export function startIntent(
-  storage: IntentStorage,
-  request: { orderId: string; paymentMethod: string },
-  factory?: IntentFactory,
-): TPaymentIntent {
-  return paymentIntents.start(storage, request, factory);
-}
-
-/** Records the outcome of `intent`, unless another tab has since replaced the order's intent. */
-export function settleIntent(storage: IntentStorage, intent: TPaymentIntent, outcome: TSettledOutcome) {
-  paymentIntents.settle(storage, intent, outcome);
+/** The checkout's payment intents in `storage` (localStorage in the page). */
+export function paymentIntents(storage: () => Storage) {
+  return browserIntents({
+    prefix: PREFIX,
+    request: ZPaymentInput,
+    storage,
+    legacy: legacyIntent(ZPaymentInput, (input) => input.orderId),
+  });
 }
 
 /** The most recent unfinished intent of any order: what reopening the checkout resumes. */
-export function latestUnfinishedIntent(storage: IntentStorage): TPaymentIntent | null {
-  return paymentIntents.latestUnfinished(storage);
+export async function latestUnfinishedIntent(storage: () => Storage): Promise<TPaymentIntent | null> {
+  return latestUnanswered(await paymentIntents(storage).list());
 }

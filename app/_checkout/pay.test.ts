@@ -1,16 +1,7 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { httpError, networkError } from "../_keyed/testing/trpc-errors";
-import {
-  backoffDelayMs,
-  classifyFailure,
-  DEFAULT_RETRY_POLICY,
-  type PayDeps,
-  type PaymentProgress,
-  parseRetryAfterMs,
-  payWithRetries,
-  type TPayment,
-} from "./pay";
+import { type PayDeps, type PaymentProgress, payWithRetries, type TPayment } from "./pay";
 
 const KEY = "6f1c2a9e-3d7b-4c55-9a0e-2b8f4d1e7c30";
 const INPUT = { orderId: "0b9e8f0e-5a0c-4f43-9a51-3c1f7c0d2e11", paymentMethod: "pm_card_visa" };
@@ -59,17 +50,18 @@ describe("payWithRetries", () => {
     expect(sleeps).toEqual([]);
   });
 
-  it("retries network failures and 5xx with the same key and a growing backoff", async () => {
+  it("retries network failures, 5xx and 429 with the same key and a growing backoff", async () => {
     const { deps, keys, sleeps } = scripted([
       networkError(),
       httpError(503, "SERVICE_UNAVAILABLE"),
       httpError(500, "INTERNAL_SERVER_ERROR"),
+      httpError(429, "TOO_MANY_REQUESTS"),
       PAYMENT,
     ]);
     expect(await payWithRetries(deps, INPUT, KEY)).toEqual({ kind: "succeeded", payment: PAYMENT });
-    expect(keys).toEqual([KEY, KEY, KEY, KEY]);
-    // random 0.5: three quarters of 500, 1000, 2000 ms.
-    expect(sleeps).toEqual([375, 750, 1500]);
+    expect(keys).toEqual([KEY, KEY, KEY, KEY, KEY]);
+    // Full jitter, random 0.5: half of 250, 500, 1000, 2000 ms (the client package's policy).
+    expect(sleeps).toEqual([125, 250, 500, 1000]);
   });
 
   it("waits exactly what Retry-After says while the same key is in flight, then takes the replay", async () => {
@@ -135,6 +127,7 @@ describe("payWithRetries", () => {
     [400, "BAD_REQUEST", "rejected"],
     [404, "NOT_FOUND", "rejected"],
     [409, "CONFLICT", "rejected"],
+    [402, "PAYMENT_REQUIRED", "rejected"],
     [401, "UNAUTHORIZED", "signed_out"],
   ])("stops on any other 4xx (%i) without retrying", async (status, code, kind) => {
     const { deps, keys, sleeps } = scripted([httpError(status, code)]);
@@ -153,7 +146,7 @@ describe("payWithRetries", () => {
 
   it("gives up as 'unconfirmed' once the next wait would pass the budget, never sending after it", async () => {
     const failures = Array.from({ length: 50 }, networkError);
-    const { deps, keys, sleeps } = scripted(failures, { policy: { giveUpAfterMs: 10_000 } });
+    const { deps, keys, sleeps } = scripted(failures, { policy: { deadlineMs: 10_000 } });
     const outcome = await payWithRetries(deps, INPUT, KEY);
     expect(outcome.kind).toBe("unconfirmed");
     expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10_000);
@@ -188,46 +181,16 @@ describe("payWithRetries", () => {
     await payWithRetries(deps, INPUT, KEY);
     expect(progress).toEqual([
       { attempt: 1 },
-      { attempt: 1, retry: { reason: "network", waitMs: 375 } },
+      { attempt: 1, retry: { reason: "network", waitMs: 125 } },
       { attempt: 2 },
     ]);
   });
 });
 
-describe("backoffDelayMs", () => {
-  it("doubles from the base, stays between half and all of the capped delay, and is capped", () => {
-    const p = DEFAULT_RETRY_POLICY;
-    expect(backoffDelayMs(1, p, 0)).toBe(250);
-    expect(backoffDelayMs(1, p, 0.999)).toBe(500);
-    expect(backoffDelayMs(3, p, 0)).toBe(1000);
-    for (const failures of [5, 6, 10, 60]) {
-      expect(backoffDelayMs(failures, p, 0)).toBe(p.maxDelayMs / 2);
-      expect(backoffDelayMs(failures, p, 0.999)).toBeLessThanOrEqual(p.maxDelayMs);
-    }
-  });
-});
-
-describe("parseRetryAfterMs", () => {
-  const now = Date.parse("2026-12-01T10:00:00Z");
-  it("reads delta-seconds and HTTP dates, and nothing else", () => {
-    expect(parseRetryAfterMs("1", now)).toBe(1000);
-    expect(parseRetryAfterMs(" 3 ", now)).toBe(3000);
-    expect(parseRetryAfterMs("Tue, 01 Dec 2026 10:00:05 GMT", now)).toBe(5000);
-    expect(parseRetryAfterMs("Tue, 01 Dec 2026 09:00:00 GMT", now)).toBe(0);
-    expect(parseRetryAfterMs("soon", now)).toBeNull();
-    expect(parseRetryAfterMs("-1", now)).toBeNull();
-    expect(parseRetryAfterMs(null, now)).toBeNull();
-  });
-});
-
-describe("classifyFailure", () => {
-  it("treats an error without an HTTP status (a fetch failure, an unreadable body) as a network failure", () => {
-    expect(classifyFailure(networkError(), 0)).toEqual({
-      kind: "retry",
-      reason: "network",
-      retryAfterMs: null,
-    });
-    expect(classifyFailure(new Error("boom"), 0)).toMatchObject({ kind: "retry", reason: "network" });
-    expect(classifyFailure(undefined, 0)).toMatchObject({ kind: "retry", reason: "network" });
+describe("an answer without a readable status", () => {
+  it("is no answer (a fetch failure, an unreadable body): retried with the same key", async () => {
+    const { deps, keys } = scripted([networkError(), new Error("boom"), PAYMENT]);
+    expect((await payWithRetries(deps, INPUT, KEY)).kind).toBe("succeeded");
+    expect(keys).toEqual([KEY, KEY, KEY]);
   });
 });

@@ -1,30 +1,17 @@
 /**
- * The payment's answers to the shared retry loop (app/_keyed/retry.ts): what `payments.create`
- * returns, and what each refusal means to the shopper.
+ * The payment's answers to the shared retry loop (app/_keyed/send.ts, over the client package's
+ * core): what `payments.create` returns, and what each final refusal means to the shopper.
  */
-import { type Answers, classifyWith, type Progress, type RetryDeps, sendWithRetries } from "../_keyed/retry";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/root";
+import { type Answers, type Progress, type SendDeps, sendWithRetries } from "../_keyed/send";
+import type { FailedCall } from "../_keyed/trpc-attempt";
+import type { TPaymentInput } from "./intent";
 
-export {
-  backoffDelayMs,
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfterMs,
-  type RetryPolicy,
-} from "../_keyed/retry";
-
-export interface TPaymentInput {
-  orderId: string;
-  paymentMethod: string;
-}
+export type { TPaymentInput } from "./intent";
 
 /** What `payments.create` answers (and replays). Amounts are integer minor units. */
-export interface TPayment {
-  id: string;
-  orderId: string;
-  amount: number;
-  currency: string;
-  status: "pending" | "succeeded" | "declined" | "failed";
-  providerChargeId: string | null;
-}
+export type TPayment = inferRouterOutputs<AppRouter>["payments"]["create"];
 
 export type PaymentOutcome =
   | { kind: "succeeded"; payment: TPayment }
@@ -34,17 +21,17 @@ export type PaymentOutcome =
   | { kind: "already_paid"; paymentId: string | null; paymentStatus: string | null }
   /** The session ended before the key was used: signing in again and coming back resumes it. */
   | { kind: "signed_out"; message: string }
-  /** Any other 4xx: a request the server will never accept; retrying cannot help. */
+  /** Any other final answer: a request the server will never accept; retrying cannot help. */
   | { kind: "rejected"; httpStatus: number | null; message: string }
-  /** Still no answer when the retry budget ran out: the outcome is unknown, so only the same key may go on. */
+  /** Still no final answer at the deadline: the outcome is unknown, so only the same key may go on. */
   | { kind: "unconfirmed"; message: string };
 
 export type PaymentProgress = Progress;
-export type PayDeps = RetryDeps<TPaymentInput, TPayment>;
+export type PayDeps = SendDeps<TPaymentInput, TPayment>;
 
 const NOTHING_CHARGED = new Set(["card_declined", "provider_refused", "payment_abandoned"]);
 
-export const classifyFailure = classifyWith<PaymentOutcome>(({ status, message, text }) => {
+export function paymentRefusal({ status, message, text }: FailedCall): PaymentOutcome {
   // A 409 without Retry-After: another key has paid the order.
   if (status === 409 && text("reason") === "order_already_paid") {
     return { kind: "already_paid", paymentId: text("paymentId"), paymentStatus: text("paymentStatus") };
@@ -65,12 +52,12 @@ export const classifyFailure = classifyWith<PaymentOutcome>(({ status, message, 
         "This payment attempt clashed with an earlier one (its key was already used for a different request), so it was not processed. Press Pay to start a new attempt.",
     };
   }
-  return { kind: "rejected", httpStatus: status, message: message ?? "The payment was refused." };
-});
+  return { kind: "rejected", httpStatus: status ?? null, message: message ?? "The payment was refused." };
+}
 
 const PAYMENT_ANSWERS: Answers<TPayment, PaymentOutcome> = {
   succeeded: (payment) => ({ kind: "succeeded", payment }),
-  classify: classifyFailure,
+  refused: paymentRefusal,
   unconfirmed: {
     kind: "unconfirmed",
     message: "We could not confirm your payment yet. It is saved: check again in a moment.",

@@ -1,7 +1,6 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../_keyed/memory-storage";
-import { readIntent } from "./intent";
 import type { TPayment } from "./pay";
 import { createPayer, type PayState } from "./payer";
 
@@ -31,6 +30,16 @@ const declined = () =>
   );
 const networkError = () => TRPCClientError.from(new TypeError("Failed to fetch"));
 
+/** Lets the page's store writes and the first request happen. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** The order's intent as the page stored it. */
+const saved = (storage: Storage, orderId = ORDER) =>
+  JSON.parse(storage.getItem(`checkout:intent:${orderId}`) ?? "null") as {
+    key: string;
+    answer?: { status: number; body: unknown };
+  } | null;
+
 interface Sent {
   key: string;
   paymentMethod: string;
@@ -52,7 +61,7 @@ function harness(
       const request = {
         key,
         paymentMethod: input.paymentMethod,
-        savedKey: readIntent(storage, input.orderId)?.idempotencyKey,
+        savedKey: saved(storage, input.orderId)?.key,
       };
       sent.push(request);
       return answer(request, sent.length - 1);
@@ -71,11 +80,15 @@ describe("createPayer", () => {
     const { payer, sent, storage } = harness(() => new Promise((resolve) => (release = resolve)));
     const presses = Array.from({ length: 5 }, () => payer.pay(ORDER, "pm_card_visa"));
     expect(new Set(presses).size).toBe(1);
+    await tick();
     release(payment());
     const outcomes = await Promise.all(presses);
     expect(outcomes.every((o) => o.kind === "succeeded")).toBe(true);
     expect(sent.map((s) => s.key)).toEqual(["key-1"]);
-    expect(readIntent(storage, ORDER)).toMatchObject({ idempotencyKey: "key-1", settled: "succeeded" });
+    expect(saved(storage)).toMatchObject({
+      key: "key-1",
+      answer: { status: 200, body: { kind: "succeeded", payment: payment() } },
+    });
   });
 
   it("saves the intent before its first request leaves, and retries with that same key", async () => {
@@ -96,18 +109,32 @@ describe("createPayer", () => {
     // The first page sends its request and is reloaded before any answer.
     const before = harness(() => new Promise<TPayment>(() => {}), storage);
     void before.payer.pay(ORDER, "pm_card_slow");
+    await tick();
     expect(before.sent.map((s) => s.key)).toEqual(["key-1"]);
 
     const after = harness(async () => payment(), storage);
     const outcome = await after.payer.resume(ORDER);
     expect(outcome?.kind).toBe("succeeded");
     expect(after.sent).toEqual([{ key: "key-1", paymentMethod: "pm_card_slow", savedKey: "key-1" }]);
-    expect(after.payer.resume(ORDER)).toBeNull();
+    expect(await after.payer.resume(ORDER)).toBeNull();
   });
 
-  it("has nothing to resume when no intent was saved", () => {
+  it("makes UUID keys in the browser by default", async () => {
+    const keys: string[] = [];
+    const payer = createPayer({
+      storage: () => new MemoryStorage(),
+      async send(_input, key) {
+        keys.push(key);
+        return payment();
+      },
+    });
+    await payer.pay(ORDER, "pm_card_visa");
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("has nothing to resume when no intent was saved", async () => {
     const { payer, sent } = harness(async () => payment());
-    expect(payer.resume(ORDER)).toBeNull();
+    expect(await payer.resume(ORDER)).toBeNull();
     expect(sent).toEqual([]);
   });
 
@@ -117,8 +144,11 @@ describe("createPayer", () => {
       return payment("p_2");
     });
     expect(await payer.pay(ORDER, "pm_card_declined")).toMatchObject({ kind: "declined", paymentId: "p_d" });
-    expect(readIntent(storage, ORDER)).toMatchObject({ idempotencyKey: "key-1", settled: "declined" });
-    expect(payer.resume(ORDER)).toBeNull();
+    expect(saved(storage)).toMatchObject({
+      key: "key-1",
+      answer: { status: 402, body: { kind: "declined" } },
+    });
+    expect(await payer.resume(ORDER)).toBeNull();
     expect(await payer.pay(ORDER, "pm_card_visa")).toMatchObject({ kind: "succeeded" });
     expect(sent.map((s) => [s.paymentMethod, s.key])).toEqual([
       ["pm_card_declined", "key-1"],
@@ -143,11 +173,11 @@ describe("createPayer", () => {
       },
       now: () => clock,
       random: () => 0.5,
-      policy: { giveUpAfterMs: 5_000 },
+      policy: { deadlineMs: 5_000 },
       intents: { newKey: () => "key-1", now: () => new Date() },
     });
     expect((await payer.pay(ORDER, "pm_card_visa")).kind).toBe("unconfirmed");
-    expect(readIntent(storage, ORDER)?.settled).toBeUndefined();
+    expect(saved(storage)?.answer).toBeUndefined();
     online = true;
     expect((await payer.resume(ORDER))?.kind).toBe("succeeded");
     expect(new Set(sent)).toEqual(new Set(["key-1"]));
@@ -171,11 +201,26 @@ describe("createPayer", () => {
     const tabB = harness(() => new Promise<TPayment>(() => {}), storage, "b");
     const paidA = tabA.payer.pay(ORDER, "pm_card_slow");
     void tabB.payer.pay(ORDER, "pm_card_visa");
+    await tick();
     releaseA(payment());
     await paidA;
     expect(tabA.sent.map((s) => s.key)).toEqual(["a-1"]);
     expect(tabB.sent.map((s) => s.key)).toEqual(["b-1"]);
-    expect(readIntent(storage, ORDER)).toMatchObject({ idempotencyKey: "b-1" });
-    expect(readIntent(storage, ORDER)?.settled).toBeUndefined();
+    expect(saved(storage)).toMatchObject({ key: "b-1" });
+    expect(saved(storage)?.answer).toBeUndefined();
+  });
+
+  it("pays on when storage refuses the write: the intent lives on in the page, with its key", async () => {
+    const storage = new MemoryStorage();
+    storage.failWrites = true;
+    const { payer, sent } = harness(async (_s, i) => {
+      if (i === 0) throw networkError();
+      return payment();
+    }, storage);
+    expect((await payer.pay(ORDER, "pm_card_visa")).kind).toBe("succeeded");
+    expect(sent.map((s) => [s.key, s.savedKey])).toEqual([
+      ["key-1", undefined],
+      ["key-1", undefined],
+    ]);
   });
 });

@@ -1,41 +1,35 @@
-import type { IntentFactory, IntentStorage } from "../_keyed/intent-store";
-import { createRunner, IDLE as IDLE_STATE, type RunState } from "../_keyed/runner";
-import { paymentIntents, type TPaymentIntent, type TSettledOutcome } from "./intent";
+import { createRunner, IDLE as IDLE_STATE, type IntentFactory, type RunState } from "../_keyed/runner";
+import { paymentIntents, type TPaymentInput } from "./intent";
 import { type PayDeps, type PaymentOutcome, payWithRetries } from "./pay";
 
-export type PayState = RunState<TPaymentIntent, PaymentOutcome>;
+export type PayState = RunState<TPaymentInput, PaymentOutcome>;
 
 export const IDLE: PayState = IDLE_STATE;
 
 export interface PayerDeps extends Omit<PayDeps, "onProgress"> {
   /** Read lazily: there is no localStorage while the server renders. */
-  storage(): IntentStorage;
+  storage(): Storage;
   intents?: IntentFactory;
 }
 
-/** Outcomes that end an intent; the others leave it unfinished, for a resume with the same key. */
-const SETTLED_BY: Partial<Record<PaymentOutcome["kind"], TSettledOutcome>> = {
-  succeeded: "succeeded",
-  declined: "declined",
-  already_paid: "already_paid",
-  rejected: "rejected",
+/** The status each final outcome is kept with on its intent; the others leave it to be resumed. */
+const ANSWER_STATUS: Partial<Record<PaymentOutcome["kind"], number>> = {
+  succeeded: 200,
+  declined: 402,
+  already_paid: 409,
 };
 
 export type Payer = ReturnType<typeof createPayer>;
 
 /** Payment intents, at most one per order at a time (see createRunner). */
 export function createPayer(deps: PayerDeps) {
-  const runner = createRunner<TPaymentIntent, PaymentOutcome>({
-    store: paymentIntents,
-    storage: deps.storage,
+  const runner = createRunner<TPaymentInput, PaymentOutcome>({
+    store: paymentIntents(deps.storage),
+    scopeOf: (input) => input.orderId,
     intents: deps.intents,
-    run: (intent, onProgress) =>
-      payWithRetries(
-        { ...deps, onProgress },
-        { orderId: intent.orderId, paymentMethod: intent.paymentMethod },
-        intent.idempotencyKey,
-      ),
-    settledBy: (outcome) => SETTLED_BY[outcome.kind],
+    run: (intent, onProgress) => payWithRetries({ ...deps, onProgress }, intent.request, intent.key),
+    answerStatus: (outcome) =>
+      outcome.kind === "rejected" ? (outcome.httpStatus ?? 400) : ANSWER_STATUS[outcome.kind],
     failed: { kind: "unconfirmed", message: "Something went wrong while confirming your payment." },
   });
   return {
@@ -43,6 +37,6 @@ export function createPayer(deps: PayerDeps) {
     subscribe: runner.subscribe,
     resume: runner.resume,
     /** A press of Pay: a new intent with a new key, unless this order's intent is in flight. */
-    pay: (orderId: string, paymentMethod: string) => runner.start(orderId, { orderId, paymentMethod }),
+    pay: (orderId: string, paymentMethod: string) => runner.start({ orderId, paymentMethod }),
   };
 }

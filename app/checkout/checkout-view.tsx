@@ -26,7 +26,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   }, [payer, order.id]);
 
   useEffect(() => {
-    if (state.phase !== "idle") setMethod(state.intent.paymentMethod);
+    if (state.phase !== "idle") setMethod(state.intent.request.paymentMethod);
     if (state.phase === "done") outcomeRef.current?.focus();
   }, [state]);
 
@@ -39,7 +39,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   let panel: React.ReactNode = null;
   if (outcome?.kind === "succeeded" || saved?.status === "succeeded") {
     const payment = outcome?.kind === "succeeded" ? outcome.payment : saved;
-    const paymentMethod = state.phase === "done" ? state.intent.paymentMethod : saved?.paymentMethod;
+    const paymentMethod = state.phase === "done" ? state.intent.request.paymentMethod : saved?.paymentMethod;
     if (payment) panel = <PaymentResult ref={outcomeRef} payment={payment} paymentMethod={paymentMethod} />;
   } else if (!hydrated && saved?.status === "pending") {
     // Until the saved intent is read, a pending payment may well be this browser's own.

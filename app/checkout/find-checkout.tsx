@@ -11,10 +11,11 @@ export function FindCheckout() {
   const router = useRouter();
   const [nothing, setNothing] = useState(false);
   useEffect(() => {
-    const orderId =
-      latestUnfinishedIntent(window.localStorage)?.orderId ?? lastCheckoutOrder(window.localStorage);
-    if (orderId) router.replace(`/checkout?order=${encodeURIComponent(orderId)}`);
-    else setNothing(true);
+    void latestUnfinishedIntent(() => window.localStorage).then((intent) => {
+      const orderId = intent?.request.orderId ?? lastCheckoutOrder(window.localStorage);
+      if (orderId) router.replace(`/checkout?order=${encodeURIComponent(orderId)}`);
+      else setNothing(true);
+    });
   }, [router]);
   return (
     <p role="status" className="muted">

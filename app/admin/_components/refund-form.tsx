@@ -32,7 +32,9 @@ export function RefundForm({
   useEffect(() => setAmount(minorToInput(refundableMinor)), [refundableMinor]);
 
   useEffect(() => {
-    refunder.resume(paymentId)?.then(() => router.refresh());
+    void refunder.resume(paymentId).then((outcome) => {
+      if (outcome) router.refresh();
+    });
   }, [refunder, paymentId, router]);
 
   const running = state.phase === "running";
@@ -109,7 +111,7 @@ function RefundProgress({
   if (state.phase === "idle") return null;
   if (state.phase === "running") {
     const { progress, intent } = state;
-    const what = `Refunding ${formatMoney(intent.amountMinor, currency)}…`;
+    const what = `Refunding ${formatMoney(intent.request.amountMinor, currency)}…`;
     const retry = progress.retry
       ? progress.retry.reason === "in_flight"
         ? " The refund is still being processed; checking again shortly."

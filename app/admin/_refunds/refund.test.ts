@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../../_keyed/memory-storage";
 import { httpError, networkError } from "../../_keyed/testing/trpc-errors";
-import { createRefunder, refundIntents, type TRefund } from "./refund";
+import { createRefunder, type TRefund } from "./refund";
 
 const PAYMENT = "5c2d7e1a-0000-4000-8000-000000000001";
 const INPUT = { paymentId: PAYMENT, amountMinor: 500, reason: "damaged" };
@@ -12,7 +12,19 @@ const refund = (id = "r_1"): TRefund => ({
   currency: "EUR",
   reason: "damaged",
   status: "succeeded",
+  providerRefundId: "re_1",
+  createdAt: "2026-12-01T10:00:00.000Z",
 });
+
+/** Lets the page's store writes and the first request happen. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** The payment's refund intent as the page stored it. */
+const saved = (storage: Storage) =>
+  JSON.parse(storage.getItem(`admin:refund-intent:${PAYMENT}`) ?? "null") as {
+    key: string;
+    answer?: { status: number; body: unknown };
+  } | null;
 
 function harness(answer: (key: string, index: number) => Promise<TRefund>, storage = new MemoryStorage()) {
   const keys: string[] = [];
@@ -23,7 +35,7 @@ function harness(answer: (key: string, index: number) => Promise<TRefund>, stora
     storage: () => storage,
     async send(input, key) {
       keys.push(key);
-      savedKeys.push(refundIntents.read(storage, input.paymentId)?.idempotencyKey);
+      savedKeys.push(input.paymentId === PAYMENT ? saved(storage)?.key : undefined);
       return answer(key, keys.length - 1);
     },
     sleep: async (ms) => {
@@ -44,13 +56,14 @@ describe("createRefunder", () => {
     );
     const presses = [refunder.refund(INPUT), refunder.refund(INPUT)];
     expect(presses[0]).toBe(presses[1]);
+    await tick();
     release(refund());
     expect(await presses[0]).toMatchObject({ kind: "succeeded", refund: { id: "r_1" } });
     expect(keys).toEqual(["key-1"]);
     expect(savedKeys).toEqual(["key-1"]);
-    expect(refundIntents.read(storage, PAYMENT)).toMatchObject({
-      idempotencyKey: "key-1",
-      settled: "succeeded",
+    expect(saved(storage)).toMatchObject({
+      key: "key-1",
+      answer: { status: 200, body: { kind: "succeeded" } },
     });
   });
 
@@ -70,10 +83,11 @@ describe("createRefunder", () => {
     const storage = new MemoryStorage();
     const before = harness(() => new Promise<TRefund>(() => {}), storage);
     void before.refunder.refund(INPUT);
+    await tick();
     const after = harness(async () => refund(), storage);
     expect(await after.refunder.resume(PAYMENT)).toMatchObject({ kind: "succeeded" });
     expect(after.keys).toEqual(["key-1"]);
-    expect(after.refunder.resume(PAYMENT)).toBeNull();
+    expect(await after.refunder.resume(PAYMENT)).toBeNull();
   });
 
   it("an over-refund is refused with what is left to refund, and the intent is settled (never retried)", async () => {
@@ -90,7 +104,7 @@ describe("createRefunder", () => {
       refundableMinor: 120,
     });
     expect(keys).toHaveLength(1);
-    expect(refundIntents.read(storage, PAYMENT)?.settled).toBe("refused");
+    expect(saved(storage)?.answer).toMatchObject({ status: 422, body: { kind: "refused" } });
     // The next press is a new intent with a new key.
     await refunder.refund({ ...INPUT, amountMinor: 120 });
     expect(keys).toEqual(["key-1", "key-2"]);
@@ -126,6 +140,6 @@ describe("createRefunder", () => {
       throw httpError(401, "X");
     });
     expect(await refunder.refund(INPUT)).toMatchObject({ kind: "signed_out" });
-    expect(refundIntents.read(storage, PAYMENT)?.settled).toBeUndefined();
+    expect(saved(storage)?.answer).toBeUndefined();
   });
 });

@@ -3,43 +3,33 @@
  * pressed and saved with the intent before the request leaves, so a double click, a reload, a lost
  * answer or a spell offline ends in one refund. Plain TypeScript, tested without a browser.
  */
+import type { inferRouterOutputs } from "@trpc/server";
 import { z } from "zod";
-import { type IntentFactory, type IntentStorage, intentStore } from "../../_keyed/intent-store";
-import { type Answers, classifyWith, RETRY_AFTER, type RetryDeps, sendWithRetries } from "../../_keyed/retry";
-import { createRunner, IDLE as IDLE_STATE, type RunState } from "../../_keyed/runner";
+import type { AppRouter } from "@/server/root";
+import { browserIntents, legacyIntent } from "../../_keyed/intents";
+import { createRunner, IDLE as IDLE_STATE, type IntentFactory, type RunState } from "../../_keyed/runner";
+import { type Answers, type SendDeps, sendWithRetries } from "../../_keyed/send";
+import type { FailedCall } from "../../_keyed/trpc-attempt";
 
-export interface TRefundInput {
-  paymentId: string;
-  amountMinor: number;
-  reason: string;
-}
-
-/** What `admin.refunds.create` answers (and replays). */
-export interface TRefund {
-  id: string;
-  paymentId: string;
-  amountMinor: number;
-  currency: string;
-  reason: string;
-  status: string;
-}
-
-export const ZRefundIntent = z.object({
+export const ZRefundInput = z.object({
   paymentId: z.string().min(1),
   amountMinor: z.number().int().positive(),
   reason: z.string().min(1).max(200),
-  idempotencyKey: z.string().min(1).max(255),
-  createdAt: z.iso.datetime(),
-  settled: z.enum(["succeeded", "refused", "rejected"]).optional(),
 });
-export type TRefundIntent = z.infer<typeof ZRefundIntent>;
+export type TRefundInput = z.infer<typeof ZRefundInput>;
+
+/** What `admin.refunds.create` answers (and replays). */
+export type TRefund = inferRouterOutputs<AppRouter>["admin"]["refunds"]["create"];
 
 /** One intent per payment: a new press of Refund replaces the payment's previous (finished) one. */
-export const refundIntents = intentStore({
-  prefix: "admin:refund-intent:",
-  schema: ZRefundIntent,
-  scopeOf: (intent) => intent.paymentId,
-});
+export function refundIntents(storage: () => Storage) {
+  return browserIntents({
+    prefix: "admin:refund-intent:",
+    request: ZRefundInput,
+    storage,
+    legacy: legacyIntent(ZRefundInput, (input) => input.paymentId),
+  });
+}
 
 export type RefundOutcome =
   | { kind: "succeeded"; refund: TRefund }
@@ -52,64 +42,62 @@ export type RefundOutcome =
   | { kind: "rejected"; httpStatus: number; message: string }
   | { kind: "unconfirmed"; message: string };
 
-export const classifyRefundFailure = classifyWith<RefundOutcome>(
-  ({ status, retryAfterMs, message, text, number }) => {
-    if (status === 401) {
-      return {
-        kind: "signed_out",
-        message: "Your admin session ended. Sign in again: the refund resumes with the same key.",
-      };
-    }
-    const reason = text("reason");
-    // Beyond what is left while another refund of the payment is still pending: not stored, and it
-    // may yet fit if that one fails. The answer after the wait is the final one.
-    if (reason === "refund_exceeds_captured" && retryAfterMs !== null) return RETRY_AFTER;
-    if (reason !== null) {
-      return {
-        kind: "refused",
-        reason,
-        message: message ?? "The refund was refused.",
-        refundableMinor: number("refundableMinor"),
-      };
-    }
-    if (status === 422) {
-      return {
-        kind: "rejected",
-        httpStatus: status,
-        message:
-          "This refund attempt clashed with an earlier one (its key was already used for a different request), so it was not processed. Press Refund to start a new attempt.",
-      };
-    }
-    return { kind: "rejected", httpStatus: status, message: message ?? "The refund was refused." };
-  },
-);
+export function refundRefusal({ status, message, text, number }: FailedCall): RefundOutcome {
+  if (status === 401) {
+    return {
+      kind: "signed_out",
+      message: "Your admin session ended. Sign in again: the refund resumes with the same key.",
+    };
+  }
+  // A reason is the refund refused itself (beyond what is left, a payment that cannot be refunded);
+  // the same refusal while another refund is pending comes with Retry-After and is retried.
+  const reason = text("reason");
+  if (reason !== null) {
+    return {
+      kind: "refused",
+      reason,
+      message: message ?? "The refund was refused.",
+      refundableMinor: number("refundableMinor"),
+    };
+  }
+  if (status === 422) {
+    return {
+      kind: "rejected",
+      httpStatus: status,
+      message:
+        "This refund attempt clashed with an earlier one (its key was already used for a different request), so it was not processed. Press Refund to start a new attempt.",
+    };
+  }
+  return { kind: "rejected", httpStatus: status ?? 0, message: message ?? "The refund was refused." };
+}
 
 const REFUND_ANSWERS: Answers<TRefund, RefundOutcome> = {
   succeeded: (refund) => ({ kind: "succeeded", refund }),
-  classify: classifyRefundFailure,
+  refused: refundRefusal,
   unconfirmed: {
     kind: "unconfirmed",
     message: "The refund is not confirmed yet. It is saved: this page goes on with it when reopened.",
   },
 };
 
-export type RefundDeps = RetryDeps<TRefundInput, TRefund>;
+export type RefundDeps = SendDeps<TRefundInput, TRefund>;
 
 export function refundWithRetries(deps: RefundDeps, input: TRefundInput, idempotencyKey: string) {
   return sendWithRetries(deps, REFUND_ANSWERS, input, idempotencyKey);
 }
 
-export type RefundState = RunState<TRefundIntent, RefundOutcome>;
+export type RefundState = RunState<TRefundInput, RefundOutcome>;
 export const IDLE: RefundState = IDLE_STATE;
 
-const SETTLED_BY: Partial<Record<RefundOutcome["kind"], NonNullable<TRefundIntent["settled"]>>> = {
-  succeeded: "succeeded",
-  refused: "refused",
-  rejected: "rejected",
-};
+/** The status each final outcome is kept with on its intent; the others leave it to be resumed. */
+function answerStatus(outcome: RefundOutcome): number | undefined {
+  if (outcome.kind === "succeeded") return 200;
+  if (outcome.kind === "refused") return 422;
+  return outcome.kind === "rejected" ? outcome.httpStatus : undefined;
+}
 
 export interface RefunderDeps extends Omit<RefundDeps, "onProgress"> {
-  storage(): IntentStorage;
+  storage(): Storage;
   intents?: IntentFactory;
 }
 
@@ -117,17 +105,12 @@ export type Refunder = ReturnType<typeof createRefunder>;
 
 /** Refund intents, at most one per payment at a time (see createRunner). */
 export function createRefunder(deps: RefunderDeps) {
-  const runner = createRunner<TRefundIntent, RefundOutcome>({
-    store: refundIntents,
-    storage: deps.storage,
+  const runner = createRunner<TRefundInput, RefundOutcome>({
+    store: refundIntents(deps.storage),
+    scopeOf: (input) => input.paymentId,
     intents: deps.intents,
-    run: (intent, onProgress) =>
-      refundWithRetries(
-        { ...deps, onProgress },
-        { paymentId: intent.paymentId, amountMinor: intent.amountMinor, reason: intent.reason },
-        intent.idempotencyKey,
-      ),
-    settledBy: (outcome) => SETTLED_BY[outcome.kind],
+    run: (intent, onProgress) => refundWithRetries({ ...deps, onProgress }, intent.request, intent.key),
+    answerStatus,
     failed: { kind: "unconfirmed", message: "Something went wrong while confirming the refund." },
   });
   return {
@@ -136,6 +119,6 @@ export function createRefunder(deps: RefunderDeps) {
     /** Goes on with the payment's unfinished refund, same key; null when there is none. */
     resume: runner.resume,
     /** A press of Refund: a new intent with a new key, unless this payment's refund is in flight. */
-    refund: (input: TRefundInput) => runner.start(input.paymentId, input),
+    refund: (input: TRefundInput) => runner.start(input),
   };
 }

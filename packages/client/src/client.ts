@@ -1,16 +1,17 @@
-import { randomUUID } from "node:crypto";
 import createFetchClient from "openapi-fetch";
-import { untilFinal } from "./attempts.js";
+import { attemptOf, deadlineError, errorOf } from "./answers.js";
+import { type AttemptOptions, untilFinal } from "./core/attempts.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./core/retry.js";
 import { type CheckoutError, checkoutError, isCheckoutError } from "./errors.js";
 import type { components, paths } from "./generated/api.js";
 import {
   type IntentStore,
+  type Payment,
   type PaymentRequest,
   type PaymentResult,
   type StoredIntent,
   sameRequest,
 } from "./intents.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 export interface ClientOptions {
   /** The deployment, e.g. `http://localhost:3000` (the API is under `/api/v1`). */
@@ -23,6 +24,8 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Another fetch (a proxy agent, instrumentation). */
   fetch?: typeof globalThis.fetch;
+  /** How long `resume()` keeps reporting an answered intent nobody forgot (default 24 hours, as the server keeps keys). */
+  keepAnswersMs?: number;
 }
 
 /** How `resume()` reports each intent it settled. */
@@ -35,6 +38,7 @@ type OrderItems = { items: { sku: string; quantity: number }[] };
 
 /** Intents `resume()` settles at once. */
 const RESUME_CONCURRENCY = 4;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function createClient(options: ClientOptions) {
   const { store, apiKey } = options;
@@ -42,6 +46,8 @@ export function createClient(options: ClientOptions) {
   const base = new URL(options.baseUrl);
   if (!/\/api\/v1\/?$/.test(base.pathname)) base.pathname = `${base.pathname.replace(/\/$/, "")}/api/v1`;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const loop: AttemptOptions = { policy };
+  const keepAnswersMs = options.keepAnswersMs ?? DAY_MS;
   const api = createFetchClient<paths>({
     baseUrl: base.toString().replace(/\/$/, ""),
     headers: { authorization: `Bearer ${apiKey}` },
@@ -60,25 +66,49 @@ export function createClient(options: ClientOptions) {
   }
 
   async function settlePayment(intent: StoredIntent): Promise<PaymentResult> {
-    const { data, response } = await untilFinal(
+    // Answered before (the caller may have crashed before it read the answer): the same answer.
+    if (intent.answer) return answered(intent, intent.answer.status, intent.answer.body, true);
+    const settled = await untilFinal(
       (signal) =>
-        api.POST("/payments", {
-          params: { header: { "Idempotency-Key": intent.key } },
-          body: intent.request.body,
-          signal,
-        }),
-      {
-        policy,
-        retryUnanswered: true,
-        intentId: intent.intentId,
-        onFinal: () => store.delete(intent.intentId),
-      },
+        attemptOf(() =>
+          api.POST("/payments", {
+            params: { header: { "Idempotency-Key": intent.key } },
+            body: intent.request.body,
+            signal,
+          }),
+        ),
+      loop,
     );
-    return {
-      ...data,
-      intentId: intent.intentId,
-      replayed: response.headers.get("idempotent-replayed") === "true",
-    };
+    if (settled.kind === "deadline")
+      throw deadlineError(
+        errorOf(settled.failure, intent.intentId, false),
+        policy.deadlineMs,
+        settled.attempts,
+        intent.intentId,
+      );
+    const { status, body, replayed } =
+      settled.kind === "succeeded"
+        ? { status: 200, body: settled.value.data, replayed: settled.value.replayed }
+        : { status: settled.failure.status ?? 0, body: settled.failure.error, replayed: false };
+    // Kept with the intent before the caller hears it, until the caller forgets it.
+    await store.settle?.(intent, { status, body, answeredAt: new Date().toISOString() });
+    return answered(intent, status, body, replayed);
+  }
+
+  function answered(intent: StoredIntent, status: number, body: unknown, replayed: boolean): PaymentResult {
+    if (status >= 200 && status < 300) return { ...(body as Payment), intentId: intent.intentId, replayed };
+    throw errorOf({ status, error: body }, intent.intentId, true);
+  }
+
+  /** Reads and orders: the same loop, without an intent. */
+  async function read<T>(
+    send: (signal: AbortSignal) => ReturnType<typeof attemptOf<T>>,
+    retryUnanswered = true,
+  ) {
+    const settled = await untilFinal(send, { ...loop, retryUnanswered });
+    if (settled.kind === "succeeded") return settled.value.data;
+    const last = errorOf(settled.failure, undefined, settled.kind === "final");
+    throw settled.kind === "final" ? last : deadlineError(last, policy.deadlineMs, settled.attempts);
   }
 
   return {
@@ -86,11 +116,12 @@ export function createClient(options: ClientOptions) {
       /**
        * Pays an order once. The intent (its id, a new Idempotency-Key and the request) is stored
        * before the first attempt; retries, a later call with the same `intentId` and `resume()`
-       * all send that key. Resolves to the payment; a final refusal (402, 422, other 4xx) throws
-       * and the intent is forgotten; running out of time throws `deadline-exceeded` and keeps it.
+       * all send that key. Resolves to the payment; a final refusal (402, 422, other 4xx) throws.
+       * Either final answer is kept with the intent (the same intent id gets it again, without a
+       * request) until `forget(intentId)`; running out of time throws `deadline-exceeded`.
        */
       async create(request: PaymentRequest, opts: { intentId?: string } = {}): Promise<PaymentResult> {
-        const intentId = opts.intentId ?? randomUUID();
+        const intentId = opts.intentId ?? crypto.randomUUID();
         if (typeof intentId !== "string" || intentId === "")
           throw new TypeError("payments.create: intentId must be a non-empty string");
         const wanted = {
@@ -99,7 +130,7 @@ export function createClient(options: ClientOptions) {
         };
         const stored = await store.create({
           intentId,
-          key: randomUUID(),
+          key: crypto.randomUUID(),
           request: wanted,
           createdAt: new Date().toISOString(),
         });
@@ -113,11 +144,9 @@ export function createClient(options: ClientOptions) {
       },
       /** A payment of this account. */
       async get(id: string) {
-        const { data } = await untilFinal(
-          (signal) => api.GET("/payments/{id}", { params: { path: { id } }, signal }),
-          { policy, retryUnanswered: true },
+        return read((signal) =>
+          attemptOf(() => api.GET("/payments/{id}", { params: { path: { id } }, signal })),
         );
-        return data;
       },
     },
     orders: {
@@ -126,28 +155,26 @@ export function createClient(options: ClientOptions) {
        * not sent again (it may have made the order); 429 and 5xx answers are retried.
        */
       async create(request: OrderItems): Promise<Order> {
-        const { data } = await untilFinal((signal) => api.POST("/orders", { body: request, signal }), {
-          policy,
-          retryUnanswered: false,
-        });
-        return data;
+        return read((signal) => attemptOf(() => api.POST("/orders", { body: request, signal })), false);
       },
     },
     products: {
       async list() {
-        const { data } = await untilFinal((signal) => api.GET("/products", { signal }), {
-          policy,
-          retryUnanswered: true,
-        });
-        return data;
+        return read((signal) => attemptOf(() => api.GET("/products", { signal })));
       },
     },
     /**
      * Settles every intent in the store (left by a crash, or by `deadline-exceeded`) with its
-     * stored key, and resolves to each one's outcome.
+     * stored key, and resolves to each one's outcome; an intent answered before reports its kept
+     * answer without a request, until `forget` (or, after `keepAnswersMs`, this call) removes it.
      */
     async resume(): Promise<IntentOutcome[]> {
-      const intents = await store.list();
+      const intents: StoredIntent[] = [];
+      for (const intent of await store.list()) {
+        const answeredAt = intent.answer ? Date.parse(intent.answer.answeredAt) : Number.NaN;
+        if (Date.now() - answeredAt > keepAnswersMs) await store.delete(intent.intentId);
+        else intents.push(intent);
+      }
       const outcomes: IntentOutcome[] = new Array(intents.length);
       let next = 0;
       const worker = async () => {
@@ -163,6 +190,13 @@ export function createClient(options: ClientOptions) {
       };
       await Promise.all(Array.from({ length: Math.min(RESUME_CONCURRENCY, intents.length) }, worker));
       return outcomes;
+    },
+    /**
+     * Forgets an intent once its answer is recorded on the caller's side: the same intent id is
+     * then a new intent with a new key.
+     */
+    forget(intentId: string): Promise<void> {
+      return store.delete(intentId);
     },
     /** Whether `error` is this client's (by brand: it may come from another copy of the package). */
     isError: isCheckoutError,

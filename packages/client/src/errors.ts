@@ -10,8 +10,9 @@ export type ApiProblemCode = Problem["type"] extends infer T
 /**
  * Why a call failed. Problem types of the API keep their slug (`card-declined`,
  * `idempotency-key-reused`, …); `about:blank` answers are `http-<status>`; the client adds its own:
- * - `deadline-exceeded`: retries ran out of time; the outcome is unknown and the intent is kept,
- *   so `resume()` (or the same call with the same intent id) finishes it with the same key;
+ * - `deadline-exceeded`: retries ran out of time; the outcome is unknown and the intent is kept
+ *   without an answer, so `resume()` (or the same call with the same intent id) finishes it with
+ *   the same key;
  * - `intent-conflict`: the store already holds this intent id for another request;
  * - `network-error`: no answer at all (the attempt is retried);
  * - `http-error`: an answer that was not a problem document (a proxy's page, say).
@@ -35,7 +36,7 @@ export interface CheckoutError extends Error {
   /** The API's problem document (RFC 9457), with its extension members (`paymentId`, …). */
   readonly problem: Problem | undefined;
   readonly intentId: string | undefined;
-  /** True when the intent was forgotten because the answer is final. */
+  /** True when the answer is final: it is kept with the intent (and answered again) until `forget`. */
   readonly final: boolean;
 }
 

@@ -1,3 +1,4 @@
+import type * as core from "./core/intents.js";
 import type { components } from "./generated/api.js";
 
 /**
@@ -12,36 +13,10 @@ export type PaymentRequest = { orderId: string; paymentMethod: PaymentMethod };
 /** The operations an intent can stand for (refunds join here when the API has them). */
 export type IntentRequest = { operation: "payments.create"; body: PaymentRequest };
 
-/**
- * One unfinished call, written to the store before its first attempt leaves the process. The key
- * is made once, with the intent, and every attempt (in this process or after a restart) sends it.
- */
-export interface StoredIntent {
-  /** The caller's id for this intent (e.g. their payout row's id), unique in the store. */
-  intentId: string;
-  /** The `Idempotency-Key` every attempt sends. */
-  key: string;
-  request: IntentRequest;
-  /** ISO 8601. */
-  createdAt: string;
-}
-
-/**
- * Where intents live between the first attempt and a final answer. Implement these three to add
- * a store; each must be durable when its promise resolves (the write survives a crash of this
- * process right after), and `create` must be atomic against another process creating the same id.
- */
-export interface IntentStore {
-  /**
-   * Stores the intent unless one with its `intentId` is already there; resolves to the one that
-   * is stored (the given one, or the earlier one, which is then left untouched).
-   */
-  create(intent: StoredIntent): Promise<StoredIntent>;
-  /** Every stored intent, oldest first. */
-  list(): Promise<StoredIntent[]>;
-  /** Forgets an intent; forgetting one that is not there is not an error. */
-  delete(intentId: string): Promise<void>;
-}
+/** The SDK's intents: see the core's `StoredIntent` (`@idempotent-checkout/client/core`). */
+export type StoredIntent = core.StoredIntent<IntentRequest>;
+export type IntentStore = core.IntentStore<IntentRequest>;
+export type { StoredAnswer } from "./core/intents.js";
 
 export type Payment = components["schemas"]["Payment"];
 export type Problem = components["schemas"]["Problem"];
@@ -50,7 +25,7 @@ export type Problem = components["schemas"]["Problem"];
 export type PaymentResult = Payment & {
   /** The intent this payment settled. */
   intentId: string;
-  /** The server answered with its stored first response (`Idempotent-Replayed: true`). */
+  /** The server (or the store, for an answer kept with its intent) answered with the stored first response. */
   replayed: boolean;
 };
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -18,6 +18,36 @@ describe(`${PACKAGE}: the contract`, () => {
     });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual(EXPORTS);
+  });
+
+  it("has a browser-safe core and the server stores on sub-paths", () => {
+    const script = `
+      const core = await import("${PACKAGE}/core");
+      const stores = await import("${PACKAGE}/stores");
+      console.log(JSON.stringify([Object.keys(core).sort(), Object.keys(stores).sort()]));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([
+      [
+        "DEFAULT_RETRY_POLICY",
+        "latestUnanswered",
+        "localStorageStore",
+        "memoryStore",
+        "parseRetryAfter",
+        "retryDelay",
+        "untilFinal",
+        "verdictFor",
+      ],
+      ["fileStore", "memoryStore", "pgStore"],
+    ]);
+    // The core reaches no Node module, directly or through another file: a browser bundle takes it.
+    for (const file of readdirSync(new URL("../dist/core", import.meta.url)).filter((f) => f.endsWith(".js")))
+      expect(readFileSync(new URL(`../dist/core/${file}`, import.meta.url), "utf8"), file).not.toMatch(
+        /from "(node:|\.\.\/)/,
+      );
   });
 
   it("loads under tsx from the workspace", () => {
@@ -41,6 +71,8 @@ describe(`${PACKAGE}: the contract`, () => {
       expect.arrayContaining([
         "dist/index.js",
         "dist/index.d.ts",
+        "dist/core/index.js",
+        "dist/stores/index.d.ts",
         "sql/intents.sql",
         "README.md",
         "package.json",

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { IntentStore, StoredIntent } from "../intents.js";
 
@@ -28,18 +28,24 @@ export function fileStore(path: string): IntentStore {
     return JSON.parse(await readFile(file, "utf8")) as StoredIntent;
   }
 
+  /** The intent written, flushed, to a temporary file beside `final`; its name. */
+  async function writeTemporary(final: string, intent: StoredIntent): Promise<string> {
+    const temporary = `${final}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    const handle = await open(temporary, "wx", 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(intent));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return temporary;
+  }
+
   return {
     async create(intent) {
       await ready;
       const final = fileOf(intent.intentId);
-      const temporary = `${final}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-      const handle = await open(temporary, "wx", 0o600);
-      try {
-        await handle.writeFile(JSON.stringify(intent));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      const temporary = await writeTemporary(final, intent);
       try {
         await link(temporary, final);
       } catch (error) {
@@ -73,6 +79,18 @@ export function fileStore(path: string): IntentStore {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
         return;
       }
+      await syncFolder();
+    },
+    async settle(intent, answer) {
+      await ready;
+      const final = fileOf(intent.intentId);
+      const stored = await read(final).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return null;
+        throw error;
+      });
+      if (stored?.key !== intent.key) return;
+      // rename() replaces the file in one step: a reader sees the intent with or without its answer.
+      await rename(await writeTemporary(final, { ...stored, answer }), final);
       await syncFolder();
     },
   };

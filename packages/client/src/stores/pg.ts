@@ -12,7 +12,13 @@ export interface PgStoreOptions {
   table?: string;
 }
 
-type Row = { intent_id: string; idempotency_key: string; request: StoredIntent["request"]; created_at: Date };
+type Row = {
+  intent_id: string;
+  idempotency_key: string;
+  request: StoredIntent["request"];
+  created_at: Date;
+  answer: StoredIntent["answer"] | null;
+};
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -26,20 +32,27 @@ export function pgStore({ pool, table = "payment_intents" }: PgStoreOptions): In
   if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p)))
     throw new TypeError(`pgStore: table must be a plain or schema-qualified identifier, got ${table}`);
   const name = parts.map((p) => `"${p}"`).join(".");
-  const columns = "intent_id, idempotency_key, request, created_at";
+  const columns = "intent_id, idempotency_key, request, created_at, answer";
   const toIntent = (row: Row): StoredIntent => ({
     intentId: row.intent_id,
     key: row.idempotency_key,
     request: row.request,
     createdAt: new Date(row.created_at).toISOString(),
+    ...(row.answer ? { answer: row.answer } : {}),
   });
 
   return {
     async create(intent) {
       const inserted = await pool.query(
-        `INSERT INTO ${name} (${columns}) VALUES ($1, $2, $3, $4)
+        `INSERT INTO ${name} (${columns}) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (intent_id) DO NOTHING RETURNING ${columns}`,
-        [intent.intentId, intent.key, JSON.stringify(intent.request), intent.createdAt],
+        [
+          intent.intentId,
+          intent.key,
+          JSON.stringify(intent.request),
+          intent.createdAt,
+          intent.answer ? JSON.stringify(intent.answer) : null,
+        ],
       );
       const row = inserted.rows[0] as Row | undefined;
       if (row) return toIntent(row);
@@ -57,6 +70,13 @@ export function pgStore({ pool, table = "payment_intents" }: PgStoreOptions): In
     },
     async delete(intentId) {
       await pool.query(`DELETE FROM ${name} WHERE intent_id = $1`, [intentId]);
+    },
+    async settle(intent, answer) {
+      await pool.query(`UPDATE ${name} SET answer = $3 WHERE intent_id = $1 AND idempotency_key = $2`, [
+        intent.intentId,
+        intent.key,
+        JSON.stringify(answer),
+      ]);
     },
   };
 }

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localStorageStore } from "../core/local-storage.js";
 import type { IntentStore, StoredIntent } from "../intents.js";
 import { fileStore } from "./file.js";
-import { memoryStore } from "./memory.js";
+import { memoryStore } from "./index.js";
 import { pgStore } from "./pg.js";
 
 const intent = (
@@ -42,8 +43,33 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
+/** localStorage's interface over a Map: the browser's store, run through the same contract. */
+function mapStorage() {
+  const items = new Map<string, string>();
+  return {
+    get length() {
+      return items.size;
+    },
+    key: (index: number) => [...items.keys()][index] ?? null,
+    getItem: (name: string) => items.get(name) ?? null,
+    setItem: (name: string, value: string) => void items.set(name, value),
+    removeItem: (name: string) => void items.delete(name),
+  };
+}
+
 const stores: [string, () => IntentStore][] = [
   ["memoryStore", () => memoryStore()],
+  [
+    "localStorageStore",
+    () => {
+      const storage = mapStorage();
+      return localStorageStore({
+        storage: () => storage,
+        prefix: "intent:",
+        parse: (value) => value as StoredIntent,
+      });
+    },
+  ],
   ["fileStore", () => fileStore(join(folder, randomBytes(4).toString("hex")))],
   ["pgStore", () => pgStore({ pool, table })],
 ];
@@ -64,6 +90,22 @@ describe.each(stores)("%s: the IntentStore contract", (_name, makeStore) => {
     await store.delete(a.intentId); // not there any more: not an error
     expect((await store.list()).filter((i) => i.intentId.startsWith(prefix))).toEqual([b]);
     await store.delete(b.intentId);
+  });
+
+  it("keeps a final answer with the intent, never on an intent replaced under the same id", async () => {
+    const store = makeStore();
+    const id = `answered-${randomBytes(4).toString("hex")}`;
+    const answer = { status: 200, body: { id: "p1", amount: 2500 }, answeredAt: "2026-12-03T10:00:02.000Z" };
+    const stored = await store.create(intent(id, "key-1"));
+    await store.settle?.(stored, answer);
+    expect((await store.list()).filter((i) => i.intentId === id)).toEqual([{ ...stored, answer }]);
+    // Forgotten, then made again with another key: an answer for the old key is not recorded.
+    await store.delete(id);
+    const replaced = await store.create(intent(id, "key-2"));
+    await store.settle?.(stored, answer);
+    await store.settle?.({ ...stored, intentId: `${id}-absent` }, answer);
+    expect((await store.list()).filter((i) => i.intentId.startsWith(id))).toEqual([replaced]);
+    await store.delete(id);
   });
 
   it("creates one intent when many calls race for the same id", async () => {
@@ -100,5 +142,22 @@ describe("pgStore", () => {
   it("refuses a table name that is not an identifier", () => {
     expect(() => pgStore({ pool, table: 'x"; DROP TABLE y; --' })).toThrow(/identifier/);
     expect(() => pgStore({ pool, table: "public.payment_intents" })).not.toThrow();
+  });
+  it("upgrades a table made by the first DDL (no answer column) when the DDL runs again", async () => {
+    const old = `${table}_v1`;
+    await pool.query(`CREATE TABLE "${old}" (intent_id text PRIMARY KEY, idempotency_key text NOT NULL,
+      request jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+    try {
+      const ddl = await readFile(new URL("../../sql/intents.sql", import.meta.url), "utf8");
+      await pool.query(ddl.replaceAll("payment_intents", old));
+      const store = pgStore({ pool, table: old });
+      const stored = await store.create(intent("upgraded"));
+      await store.settle?.(stored, { status: 402, body: { type: "x" }, answeredAt: stored.createdAt });
+      expect(await store.list()).toEqual([
+        { ...stored, answer: { status: 402, body: { type: "x" }, answeredAt: stored.createdAt } },
+      ]);
+    } finally {
+      await pool.query(`DROP TABLE IF EXISTS "${old}"`);
+    }
   });
 });

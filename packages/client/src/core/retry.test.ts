@@ -1,22 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, verdictFor } from "./retry.js";
 
-const headers = (retryAfter?: string) =>
-  new Headers(retryAfter === undefined ? {} : { "retry-after": retryAfter });
-
-describe("verdictFor: what the server's answer allows", () => {
-  it("retries 429, every 5xx, and 409 when the server says when to come back", () => {
+describe("verdictFor: the one list of final answers", () => {
+  it("retries no answer, 429, every 5xx, and 409 or 422 when the server says when to come back", () => {
+    expect(verdictFor(undefined, undefined)).toEqual({
+      retry: true,
+      reason: "network",
+      retryAfterMs: undefined,
+    });
     for (const status of [429, 500, 502, 503, 504])
-      expect(verdictFor(status, headers()), String(status)).toEqual({ retry: true, retryAfterMs: undefined });
-    expect(verdictFor(409, headers("1"))).toEqual({ retry: true, retryAfterMs: 1000 });
-    expect(verdictFor(503, headers("2"))).toEqual({ retry: true, retryAfterMs: 2000 });
+      expect(verdictFor(status, undefined), String(status)).toEqual({
+        retry: true,
+        reason: "server",
+        retryAfterMs: undefined,
+      });
+    expect(verdictFor(409, 1000)).toEqual({ retry: true, reason: "in_flight", retryAfterMs: 1000 });
+    expect(verdictFor(422, 1000)).toEqual({ retry: true, reason: "in_flight", retryAfterMs: 1000 });
+    expect(verdictFor(503, 2000)).toEqual({ retry: true, reason: "server", retryAfterMs: 2000 });
   });
 
-  it("never retries a final answer: 402, 422, 409 without Retry-After (stored), other 4xx", () => {
+  it("never retries a final answer: 402, 422 and 409 without Retry-After (stored), other 4xx", () => {
     for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 422])
-      expect(verdictFor(status, headers()), String(status)).toEqual({ retry: false });
-    // Retry-After on a final answer does not make it retryable.
-    expect(verdictFor(402, headers("1"))).toEqual({ retry: false });
+      expect(verdictFor(status, undefined), String(status)).toEqual({ retry: false });
+    // Retry-After on another final answer does not make it retryable.
+    expect(verdictFor(402, 1000)).toEqual({ retry: false });
+    expect(verdictFor(400, 1000)).toEqual({ retry: false });
   });
 });
 

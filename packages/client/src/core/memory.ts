@@ -1,8 +1,8 @@
-import type { IntentStore, StoredIntent } from "../intents.js";
+import type { IntentStore, StoredIntent } from "./intents.js";
 
 /** Intents in this process's memory: they die with it. For tests, and callers that never crash. */
-export function memoryStore(): IntentStore {
-  const intents = new Map<string, StoredIntent>();
+export function memoryStore<R = unknown>(): IntentStore<R> {
+  const intents = new Map<string, StoredIntent<R>>();
   return {
     async create(intent) {
       const existing = intents.get(intent.intentId);
@@ -17,6 +17,11 @@ export function memoryStore(): IntentStore {
     },
     async delete(intentId) {
       intents.delete(intentId);
+    },
+    async settle(intent, answer) {
+      const stored = intents.get(intent.intentId);
+      if (stored?.key === intent.key)
+        intents.set(intent.intentId, { ...stored, answer: structuredClone(answer) });
     },
   };
 }
