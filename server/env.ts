@@ -82,6 +82,10 @@ const ZEnv = z
     RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
     /** `npm run chaos` only: time compressed below the floors of COMPRESSIBLE (never in production). */
     CHAOS_COMPRESSED_TIME: z.enum(["on", "off"]).default("off"),
+    /** `off`: `npm start` applies no migrations; they are a release step (`npm run migrate`). */
+    MIGRATE_ON_START: z.enum(["on", "off"]).default("on"),
+    /** After SIGTERM, readiness answers 503 this long before the listener closes (a balancer notices). */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(60).default(0),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
