@@ -1,16 +1,8 @@
-// Next calls register() once per server process: the background jobs run in-process by default
-// (BACKGROUND_JOBS=off leaves them to `npm run worker`). Every server flushes its own outcome
-// counters, jobs or not, so /api/metrics sums all of them.
+// Next calls register() once per server process. The Node.js part lives in its own module,
+// imported under this exact condition so that the Edge build leaves it out.
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || !process.env.DATABASE_URL) return;
-  if (process.env.BACKGROUND_JOBS === "off" || !process.env.PAYMENT_PROVIDER_URL) {
-    const [{ db }, { startCounterFlush }] = await Promise.all([
-      import("./server/db"),
-      import("./server/keys"),
-    ]);
-    startCounterFlush(db());
-    return;
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startNodeServer } = await import("./server/lifecycle/node-server");
+    await startNodeServer();
   }
-  const { startBackgroundJobs } = await import("./server/jobs");
-  startBackgroundJobs();
 }

@@ -41,9 +41,14 @@ export async function startStack(
   const database = opts.database ?? (await startDatabase({ instance }));
   // With DIRECT_DATABASE_URL set, DATABASE_URL is already a pooler: sessions go to the direct one.
   const direct = env.DIRECT_DATABASE_URL ?? database.url;
-  const stops: (() => Promise<void>)[] = [() => database.stop()];
+  // Stopped in reverse order of starting, each once the one before is gone: the app first (by
+  // the caller), then the provider and the pooler, the database last.
+  const stops: [string, () => Promise<void>][] = [["database", () => database.stop()]];
   const stop = async () => {
-    for (const s of stops.reverse()) await s().catch((e: unknown) => console.error(e));
+    for (const [name, s] of stops.reverse()) {
+      await s().catch((e: unknown) => console.error(e));
+      console.log(`stopped: ${name}`);
+    }
   };
   try {
     // MIGRATE_ON_START=off: migrations are a release step of their own (`npm run migrate`).
@@ -74,7 +79,7 @@ export async function startStack(
         port: opts.pgbouncerPort,
         settings: opts.pgbouncerSettings,
       });
-      stops.push(() => pooler.stop());
+      stops.push(["PgBouncer", () => pooler.stop()]);
       appUrl = pooler.url;
       console.log(`PgBouncer (transaction mode) on port ${pooler.port}`);
     }
@@ -93,7 +98,7 @@ export async function startStack(
         env: secret.provider,
       });
       Object.assign(appSecret, secret.app);
-      stops.push(() => provider.stop());
+      stops.push(["payment provider", () => provider.stop()]);
       providerUrl = provider.url;
     }
     console.log(
