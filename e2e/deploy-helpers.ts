@@ -4,6 +4,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { expect, type Page } from "@playwright/test";
+import { createPrismaClient } from "../server/db";
+import { DEMO_CATALOG, DEMO_CURRENCY } from "../server/seed";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -95,7 +97,8 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls until every pid is gone; returns when each went, or throws after `timeoutMs`. */
-export async function exitTimes(pids: number[], timeoutMs: number): Promise<Map<number, number>> {
+export async function exitTimes(list: number[], timeoutMs: number): Promise<Map<number, number>> {
+  const pids = [...new Set(list)];
   const gone = new Map<number, number>();
   for (const end = Date.now() + timeoutMs; gone.size < pids.length; ) {
     for (const pid of pids) if (!gone.has(pid) && !alive(pid)) gone.set(pid, Date.now());
@@ -157,4 +160,17 @@ export async function orderAndPay(baseUrl: string, apiKey: string, paymentMethod
     body: JSON.stringify({ orderId: id, paymentMethod }),
   }).then(async (res) => ({ status: res.status, body: await res.text(), at: Date.now() }));
   return { sentAt, payment };
+}
+
+/** Production seeds nothing: the operator stocks the catalog (here the demo one) in the database. */
+export async function stockCatalog(databaseUrl: string): Promise<void> {
+  const prisma = createPrismaClient(databaseUrl);
+  try {
+    await prisma.product.createMany({
+      data: DEMO_CATALOG.map((p) => ({ ...p, currency: DEMO_CURRENCY })),
+      skipDuplicates: true,
+    });
+  } finally {
+    await prisma.$disconnect();
+  }
 }
