@@ -5,6 +5,8 @@ import { STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
 // Importing the env module makes a bad environment fail the build and the start, naming the variable.
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // A deployment runs `.next/standalone/server.js` with only the files it traces (docs/production.md).
+  output: "standalone",
   // Separate build folders let two builds (say, two e2e runs) share a checkout.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
   async headers() {

@@ -42,8 +42,9 @@ export default defineConfig({
   // Started one after the other: the second uses the first one's build.
   webServer: [
     {
-      // The production build, started through the same script as `npm start`.
-      command: "node_modules/.bin/next build && node_modules/.bin/tsx scripts/start.ts",
+      // The production build (with the standalone server and dist/ the image runs, for
+      // deploy.spec.ts), started through the same script as `npm start`.
+      command: "npm run --silent build && node_modules/.bin/tsx scripts/start.ts",
       url: `http://127.0.0.1:${port}/api/health/ready`,
       // Warnings and errors only: a line per request would bury the test report. The checkout
       // specs pay many times a minute as one demo customer: limits are not what they test.

@@ -4,7 +4,15 @@ export default defineConfig({
   test: {
     include: ["**/*.test.ts"],
     // .next-* too: a build in another folder (npm run chaos, the benchmarks) ships its own test files.
-    exclude: ["**/node_modules/**", "e2e/**", ".next/**", ".next-*/**", ".data/**", "packages/*/dist/**"],
+    exclude: [
+      "**/node_modules/**",
+      "e2e/**",
+      ".next/**",
+      ".next-*/**",
+      ".data/**",
+      "dist/**",
+      "packages/*/dist/**",
+    ],
     globalSetup: ["server/test/global-setup.ts"],
     setupFiles: ["server/test/fail-on-console-error.ts"],
     testTimeout: 30_000,

@@ -6,6 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import { z } from "zod";
+import { TEST_PROVIDER_KEY } from "./auth";
 
 export interface Charge {
   id: string;
@@ -198,6 +199,7 @@ interface HttpAnswer {
 
 export interface HttpProviderOptions {
   baseUrl: string;
+  /** The provider's secret key; unset: a test key, which only a development provider takes. */
   secret?: string;
   /** Per request, including reading the body. Default 10 000 ms. */
   timeoutMs?: number;
@@ -217,7 +219,7 @@ export function httpProvider(opts: HttpProviderOptions): PaymentProvider {
   ) {
     const what = `${method} ${path}`;
     const headers: Record<string, string> = { accept: "application/json", ...init.headers };
-    if (opts.secret) headers.authorization = `Bearer ${opts.secret}`;
+    headers.authorization = `Bearer ${opts.secret || TEST_PROVIDER_KEY}`;
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     if (body !== undefined) {
       headers["content-type"] = "application/json";

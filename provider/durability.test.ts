@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../scripts/lib/provider-process";
 import { type Charge, type CreateChargeInput, httpProvider } from "./client";
-import { databaseUrl, uniqueKey } from "./test-support";
+import { databaseUrl, TEST_AUTH, uniqueKey } from "./test-support";
 
 const started: ProviderProcess[] = [];
 async function start(env?: Record<string, string>): Promise<ProviderProcess> {
@@ -109,12 +109,35 @@ describe("listing", () => {
     expect(
       (await listPage(p.url, `created_gte=${new Date(Date.now() + 3_600_000).toISOString()}`)).data,
     ).toEqual([]);
-    expect((await fetch(`${p.url}/v1/charges?starting_after=ch_doesnotexist`)).status).toBe(400);
-    expect((await fetch(`${p.url}/v1/charges?limit=101`)).status).toBe(400);
+    expect(
+      (await fetch(`${p.url}/v1/charges?starting_after=ch_doesnotexist`, { headers: TEST_AUTH })).status,
+    ).toBe(400);
+    expect((await fetch(`${p.url}/v1/charges?limit=101`, { headers: TEST_AUTH })).status).toBe(400);
   }, 30_000);
 });
 
 describe("auth", () => {
+  it("refuses a call without a key, or with a key that is no sk_test_ key, when no secret is set", async () => {
+    const p = await start();
+    expect((await fetch(`${p.url}/v1/charges`)).status).toBe(401);
+    const notTest = { authorization: "Bearer sk_live_somebody" };
+    expect((await fetch(`${p.url}/v1/charges`, { headers: notTest })).status).toBe(401);
+    expect((await fetch(`${p.url}/v1/charges`, { headers: TEST_AUTH })).status).toBe(200);
+    // The scheme is case-insensitive, as RFC 9110 has it.
+    const lower = { authorization: "bearer sk_test_anyone" };
+    expect((await fetch(`${p.url}/v1/charges`, { headers: lower })).status).toBe(200);
+  }, 20_000);
+
+  it("in production it does not start without PROVIDER_SECRET, and then takes only that key", async () => {
+    await expect(start({ APP_ENV: "production" })).rejects.toThrow(
+      /PROVIDER_SECRET is required in production/,
+    );
+    const p = await start({ APP_ENV: "production", PROVIDER_SECRET: "sk_live_the_one_key_of_this_provider" });
+    expect((await fetch(`${p.url}/v1/charges`, { headers: TEST_AUTH })).status).toBe(401);
+    const own = { authorization: "Bearer sk_live_the_one_key_of_this_provider" };
+    expect((await fetch(`${p.url}/v1/charges`, { headers: own })).status).toBe(200);
+  }, 20_000);
+
   it("with PROVIDER_SECRET set, /v1 requires the bearer token (health stays open)", async () => {
     const p = await start({ PROVIDER_SECRET: "s3cret" });
     expect((await fetch(`${p.url}/health`)).status).toBe(200);
@@ -135,7 +158,7 @@ async function listPage(
   baseUrl: string,
   query: string,
 ): Promise<{ data: { id: string }[]; has_more: boolean }> {
-  const res = await fetch(`${baseUrl}/v1/charges?${query}`);
+  const res = await fetch(`${baseUrl}/v1/charges?${query}`, { headers: TEST_AUTH });
   expect(res.status).toBe(200);
   return (await res.json()) as { data: { id: string }[]; has_more: boolean };
 }

@@ -7,7 +7,7 @@ import {
   type PaymentProvider,
   ProviderError,
 } from "./client";
-import { databaseUrl, openDb, uniqueKey } from "./test-support";
+import { databaseUrl, openDb, TEST_AUTH, uniqueKey } from "./test-support";
 
 const input: CreateChargeInput = { amount: 4200, currency: "usd", paymentMethod: "pm_card_visa" };
 
@@ -26,7 +26,9 @@ afterAll(async () => {
 });
 
 async function chargeIdForKey(key: string): Promise<string | undefined> {
-  const res = await fetch(`${provider.url}/v1/charges?idempotency_key=${encodeURIComponent(key)}`);
+  const res = await fetch(`${provider.url}/v1/charges?idempotency_key=${encodeURIComponent(key)}`, {
+    headers: TEST_AUTH,
+  });
   const page = (await res.json()) as { data: { id: string }[] };
   return page.data[0]?.id;
 }
@@ -99,7 +101,7 @@ describe("per-request faults (X-Provider-Fault)", () => {
   it("faults apply to reads too when asked per request", async () => {
     expect(await client.getCharge("ch_0")).toBeNull(); // a plain miss is null, not an error
     const res = await fetch(`${provider.url}/v1/charges/ch_0`, {
-      headers: { "x-provider-fault": "error=503" },
+      headers: { ...TEST_AUTH, "x-provider-fault": "error=503" },
     });
     expect(res.status).toBe(503);
   });

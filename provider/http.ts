@@ -2,7 +2,7 @@
  * What the provider's HTTP routes share: replies, errors, body and query parsing, and the answers
  * of its idempotency keys (the same for charges and refunds).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { isUnknownCursor } from "./pg";
@@ -83,11 +83,6 @@ export function safeDecode(segment: string): string {
 
 export function sha256(text: string): Buffer {
   return createHash("sha256").update(text).digest();
-}
-
-export function authorized(authorization: string | undefined, secretDigest: Buffer): boolean {
-  const match = /^Bearer (.+)$/.exec(authorization ?? "");
-  return match?.[1] !== undefined && timingSafeEqual(sha256(match[1]), secretDigest);
 }
 
 export function describeIssues(error: z.ZodError, root: string): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../scripts/lib/provider-process";
 import { httpProvider, type PaymentProvider, ProviderError } from "./client";
-import { databaseUrl, openDb, postCharge, uniqueKey, visa } from "./test-support";
+import { databaseUrl, openDb, postCharge, TEST_AUTH, uniqueKey, visa } from "./test-support";
 
 let provider: ProviderProcess;
 let client: PaymentProvider;
@@ -204,7 +204,7 @@ describe("validation", () => {
   it("rejects a body that is not JSON", async () => {
     const res = await fetch(`${provider.url}/v1/charges`, {
       method: "POST",
-      headers: { "idempotency-key": uniqueKey("not-json") },
+      headers: { ...TEST_AUTH, "idempotency-key": uniqueKey("not-json") },
       body: "amount=1",
     });
     expect(res.status).toBe(400);

@@ -5,7 +5,9 @@
  *   PROVIDER_DATABASE_URL or DATABASE_URL  Postgres (schema payment_provider is created if missing)
  *   PROVIDER_PORT        port on 127.0.0.1 (default 4010; 0 = random free port)
  *   PROVIDER_FAULTS      random faults, e.g. "error:0.1,drop:0.1,latency:0-300" (see faults.ts)
- *   PROVIDER_SECRET      if set, /v1/* requires "Authorization: Bearer <secret>"
+ *   PROVIDER_SECRET      /v1/* requires "Authorization: Bearer <secret>"; unset: any sk_test_ key,
+ *                        and unset with APP_ENV=production (the default under NODE_ENV=production) it does not start
+ *   PROVIDER_HOST        the address it listens on (default 127.0.0.1; a container sets 0.0.0.0)
  *   PROVIDER_KEY_RETENTION_SECONDS  forget idempotency keys after this (default 86400, as Stripe)
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
@@ -17,7 +19,7 @@ import { FaultSyntaxError, parseFaultEnv } from "./faults";
 import { createProviderServer } from "./server";
 import { ensureSchema } from "./store";
 
-const HOST = "127.0.0.1";
+const HOST = process.env.PROVIDER_HOST?.trim() || "127.0.0.1";
 const DEFAULT_PORT = 4010;
 const SHUTDOWN_GRACE_MS = 3000;
 
@@ -29,6 +31,13 @@ function fail(message: string): never {
 // A vanished parent closes our pipes; never crash on EPIPE while logging.
 process.stdout.on("error", () => {});
 process.stderr.on("error", () => {});
+
+const secret = process.env.PROVIDER_SECRET || undefined;
+const production =
+  process.env.APP_ENV === "production" || (!process.env.APP_ENV && process.env.NODE_ENV === "production");
+// Production takes only its own key: any sk_test_ key would let anyone on the network charge.
+if (production && !secret)
+  fail("PROVIDER_SECRET is required in production (e.g. sk_live_ + `openssl rand -base64 32`)");
 
 const databaseUrl = process.env.PROVIDER_DATABASE_URL || process.env.DATABASE_URL;
 if (!databaseUrl)
@@ -90,7 +99,7 @@ const server = createProviderServer({
   pool,
   faults,
   keyRetentionSeconds,
-  secret: process.env.PROVIDER_SECRET || undefined,
+  secret,
 });
 
 server.on("error", (err: NodeJS.ErrnoException) => {

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../scripts/lib/provider-process";
 import { httpProvider, isProviderError, type PaymentProvider } from "./client";
-import { databaseUrl, openDb, postRefund, uniqueKey } from "./test-support";
+import { databaseUrl, openDb, postRefund, TEST_AUTH, uniqueKey } from "./test-support";
 
 let provider: ProviderProcess;
 let client: PaymentProvider;
@@ -168,7 +168,7 @@ describe("GET /v1/refunds", () => {
     await client.createRefund({ charge: other.id, amount: 50, metadata: { n: "0" } }, uniqueKey("l-other"));
 
     const page = async (query: string) => {
-      const res = await fetch(`${provider.url}/v1/refunds?${query}`);
+      const res = await fetch(`${provider.url}/v1/refunds?${query}`, { headers: TEST_AUTH });
       return {
         status: res.status,
         body: (await res.json()) as { data: { id: string }[]; has_more: boolean },
@@ -187,9 +187,11 @@ describe("GET /v1/refunds", () => {
     expect((await page("starting_after=re_000000000000000000000000")).status).toBe(400);
     expect((await page("colour=red")).status).toBe(400);
     expect(
-      (await fetch(`${provider.url}/v1/refunds/${made[0]?.id}`).then((r) => r.json())) as unknown,
+      (await fetch(`${provider.url}/v1/refunds/${made[0]?.id}`, { headers: TEST_AUTH }).then((r) =>
+        r.json(),
+      )) as unknown,
     ).toMatchObject({ id: made[0]?.id, amount: 100 });
-    expect((await fetch(`${provider.url}/v1/refunds/re_0`)).status).toBe(404);
+    expect((await fetch(`${provider.url}/v1/refunds/re_0`, { headers: TEST_AUTH })).status).toBe(404);
 
     // The client walks every page (page size 1 here) with the same filters.
     const paged = httpProvider({ baseUrl: provider.url, pageSize: 1 });

@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { z } from "zod";
+import { authorizedBy, providerAuth } from "./auth";
 import { type FaultConfig, type FaultPlan, FaultSyntaxError, NO_FAULT_CONFIG, planFaults } from "./faults";
 import {
   apiError,
-  authorized,
   fingerprintOf,
   header,
   IdempotencyKey,
@@ -24,7 +24,6 @@ import {
   readJson,
   safeDecode,
   send,
-  sha256,
 } from "./http";
 import { refundRoutes } from "./refund-routes";
 import {
@@ -40,7 +39,7 @@ export interface ProviderServerOptions {
   pool: Pool;
   /** Random / global faults (env PROVIDER_FAULTS); applied to POST /v1/charges and /v1/refunds only. */
   faults?: FaultConfig;
-  /** When set, /v1/* requires `Authorization: Bearer <secret>`. */
+  /** /v1/* requires `Authorization: Bearer <secret>`; unset: any `sk_test_` key (./auth.ts). */
   secret?: string;
   /** Idempotency keys are forgotten after this, like a real provider's (default: kept forever). */
   keyRetentionSeconds?: number;
@@ -82,7 +81,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
-  const secretDigest = options.secret ? sha256(options.secret) : null;
+  const auth = providerAuth(options.secret);
   const refunds = refundRoutes(options);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,12 +96,14 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       send(res, apiError(404, "invalid_request_error", `Unrecognized request URL (${req.method} ${path})`));
       return;
     }
-    if (secretDigest && !authorized(req.headers.authorization, secretDigest)) {
+    if (!authorizedBy(auth, req.headers.authorization)) {
       send(res, {
         ...apiError(
           401,
           "authentication_error",
-          "Invalid or missing API key: send Authorization: Bearer <secret>",
+          auth.kind === "secret"
+            ? "Invalid or missing API key: send Authorization: Bearer <secret>"
+            : "Invalid or missing API key: send Authorization: Bearer sk_test_…",
         ),
         headers: { "www-authenticate": "Bearer" },
       });

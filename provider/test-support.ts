@@ -5,6 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { TEST_PROVIDER_KEY } from "./auth";
+
+/** The Authorization header of a development client (any sk_test_ key). */
+export const TEST_AUTH = { authorization: `Bearer ${TEST_PROVIDER_KEY}` };
 
 /** The provider is a service of its own: it connects to the server directly, never via the app's pooler. */
 export function databaseUrl(): string {
@@ -41,7 +45,7 @@ export function postRefund(baseUrl: string, body: unknown, headers: Record<strin
 async function post(url: string, body: unknown, headers: Record<string, string>): Promise<RawAnswer> {
   const res = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", ...headers },
+    headers: { "content-type": "application/json", ...TEST_AUTH, ...headers },
     body: JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };

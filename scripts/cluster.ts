@@ -70,7 +70,9 @@ if (ha) {
       `primary through HAProxy on ${HA_DEFAULTS.entryPort}, ${CLUSTER_REPLICATION} replication`,
   );
 }
-const stack = await startStack(process.env.CHECKOUT_INSTANCE === "test" ? "test" : "dev", {
+// Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
+const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : env.isProduction ? "production" : "dev";
+const stack = await startStack(instance, {
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
   // Each instance opens up to 17 client connections (Prisma 10, pg-boss 4, the abuse limiter 3):

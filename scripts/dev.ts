@@ -5,4 +5,6 @@ import { runWithStack } from "./lib/supervise";
 const { PORT } = await enterStage("development");
 const { startStack } = await import("./lib/stack");
 const stack = await startStack("dev");
-runWithStack(stack, "node_modules/.bin/next", ["dev", "--port", String(PORT)]);
+// Loopback unless HOSTNAME says otherwise: development serves public demo credentials.
+const hostname = process.env.HOSTNAME || "127.0.0.1";
+runWithStack(stack, "node_modules/.bin/next", ["dev", "--port", String(PORT), "--hostname", hostname]);

@@ -106,6 +106,10 @@ export const ZEnv = z
     RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
     /** `npm run chaos` only: time compressed below the floors of COMPRESSIBLE (never in production). */
     CHAOS_COMPRESSED_TIME: z.enum(["on", "off"]).default("off"),
+    /** `off`: `npm start` applies no migrations; they are a release step (`npm run migrate`). */
+    MIGRATE_ON_START: z.enum(["on", "off"]).default("on"),
+    /** After SIGTERM, readiness answers 503 this long before the listener closes (a balancer notices). */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(60).default(0),
     IDEMPOTENCY_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
@@ -216,8 +220,10 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
     default: "unset: the provider process is started",
   },
   PAYMENT_PROVIDER_SECRET: {
-    description: "the Bearer secret the payment provider requires",
-    default: "unset: none sent",
+    description:
+      "the provider's secret key, sent as `Authorization: Bearer`; the provider's own `PROVIDER_SECRET` (in production it takes only that key)",
+    default:
+      "unset: `npm start` makes one per run for the provider it starts; `sk_test_…` outside production",
   },
   ADMIN_TOKEN: {
     description:
@@ -277,6 +283,14 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   },
   RATE_LIMIT_ORDERS_PER_MINUTE: { description: "orders per account per minute, then 429 with `Retry-After`" },
   LOG_LEVEL: { description: "the least severe level logged", default: "`info` (`warn` under `npm test`)" },
+  MIGRATE_ON_START: {
+    description:
+      "`off`: `npm start` applies no migrations; run `npm run migrate` (or `node dist/migrate.mjs`) as a release step before starting",
+  },
+  SHUTDOWN_DELAY_SECONDS: {
+    description:
+      "after SIGTERM, readiness answers 503 this long before the listener closes: set it to your balancer's check interval",
+  },
   NEXT_PHASE: {
     description:
       "set by Next itself (`phase-production-build` during `next build`, which needs no secrets); not for a deployment to set",
@@ -284,6 +298,7 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   RESERVED_EMAIL_DOMAINS: {
     description:
       "email domains no one may sign up with, beside `.invalid` and `.localhost` (our own system accounts live there; decision 0147)",
+    default: "unset",
   },
   LOG_FORMAT: {
     description: "`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)",

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { TEST_PROVIDER_KEY } from "../../provider/auth";
 import { freePort } from "../../scripts/lib/guarded-process";
 import { waitForHealth } from "../../scripts/lib/health-wait";
 import { startProvider } from "../../scripts/lib/provider-process";
@@ -64,6 +65,7 @@ export async function startCheckoutServer() {
     async chargesFor(orderId: string): Promise<Charge[]> {
       const res = await fetch(
         `${provider.url}/v1/charges?limit=100&metadata[order_id]=${encodeURIComponent(orderId)}`,
+        { headers: { authorization: `Bearer ${TEST_PROVIDER_KEY}` } },
       );
       if (!res.ok) throw new Error(`provider answered ${res.status}: ${await res.text()}`);
       return ((await res.json()) as { data: Charge[] }).data;

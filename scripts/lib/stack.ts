@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { TEST_PROVIDER_KEY } from "../../provider/auth";
 import { createPrismaClient } from "../../server/db";
 import { applyMigrations } from "../../server/db/migrate";
 import { parseEnv } from "../../server/env";
@@ -31,18 +33,29 @@ export interface StackOptions {
  * process (unless PAYMENT_PROVIDER_URL is set). Fails before starting anything when the
  * environment is invalid.
  */
-export async function startStack(instance: "dev" | "test", opts: StackOptions = {}): Promise<Stack> {
+export async function startStack(
+  instance: "dev" | "test" | "production",
+  opts: StackOptions = {},
+): Promise<Stack> {
   const env = parseEnv(process.env);
   const database = opts.database ?? (await startDatabase({ instance }));
   // With DIRECT_DATABASE_URL set, DATABASE_URL is already a pooler: sessions go to the direct one.
   const direct = env.DIRECT_DATABASE_URL ?? database.url;
-  const stops: (() => Promise<void>)[] = [() => database.stop()];
+  // Stopped in reverse order of starting, each once the one before is gone: the app first (by
+  // the caller), then the provider and the pooler, the database last.
+  const stops: [string, () => Promise<void>][] = [["database", () => database.stop()]];
   const stop = async () => {
-    for (const s of stops.reverse()) await s().catch((e: unknown) => console.error(e));
+    for (const [name, s] of stops.reverse()) {
+      await s().catch((e: unknown) => console.error(e));
+      console.log(`stopped: ${name}`);
+    }
   };
   try {
-    const { applied } = await applyMigrations(direct);
-    if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
+    // MIGRATE_ON_START=off: migrations are a release step of their own (`npm run migrate`).
+    if (env.MIGRATE_ON_START === "on") {
+      const { applied } = await applyMigrations(direct);
+      if (applied.length > 0) console.log(`migrations applied: ${applied.join(", ")}`);
+    }
     const prisma = createPrismaClient(direct);
     if (await seedDemoData(prisma, { production: env.isProduction })) console.log("demo data seeded");
     if (env.isProduction) {
@@ -66,18 +79,26 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
         port: opts.pgbouncerPort,
         settings: opts.pgbouncerSettings,
       });
-      stops.push(() => pooler.stop());
+      stops.push(["PgBouncer", () => pooler.stop()]);
       appUrl = pooler.url;
       console.log(`PgBouncer (transaction mode) on port ${pooler.port}`);
     }
 
     let providerUrl = env.PAYMENT_PROVIDER_URL;
+    const appSecret: Record<string, string> = {};
     if (!providerUrl) {
       // dev on a fixed port, so `npm run worker` can find it; tests on any free port.
-      const port = Number(process.env.PROVIDER_PORT ?? (instance === "dev" ? 4010 : 0));
-      // The provider stands for a service of its own: its own connections, no pooler.
-      const provider = await startProvider({ databaseUrl: opts.providerDatabaseUrl ?? direct, port });
-      stops.push(() => provider.stop());
+      const port = Number(process.env.PROVIDER_PORT ?? (instance === "test" ? 0 : 4010));
+      // The provider stands for a service of its own: its own connections, no pooler; in
+      // production its own role and database too, and a secret key made for this run.
+      const secret = providerSecretFor(env.isProduction);
+      const provider = await startProvider({
+        databaseUrl: opts.providerDatabaseUrl ?? database.providerUrl ?? direct,
+        port,
+        env: secret.provider,
+      });
+      Object.assign(appSecret, secret.app);
+      stops.push(["payment provider", () => provider.stop()]);
       providerUrl = provider.url;
     }
     console.log(
@@ -98,6 +119,7 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
         PAYMENT_PROVIDER_URL: providerUrl,
         CHECKOUT_PARENT_PID: String(process.pid),
         DATABASE_PREPARED_STATEMENTS: prepared,
+        ...appSecret,
       },
       stop,
     };
@@ -105,4 +127,21 @@ export async function startStack(instance: "dev" | "test", opts: StackOptions = 
     await stop();
     throw error;
   }
+}
+
+/**
+ * The provider's secret key and the one the app sends (decision 0150). Production: PROVIDER_SECRET
+ * (or PAYMENT_PROVIDER_SECRET), else a random `sk_live_` key for this run, given to both. Elsewhere
+ * the provider takes any `sk_test_` key and the app sends PAYMENT_PROVIDER_SECRET or a fixed one.
+ */
+function providerSecretFor(production: boolean): {
+  provider: Record<string, string>;
+  app: Record<string, string>;
+} {
+  const configured = process.env.PROVIDER_SECRET || process.env.PAYMENT_PROVIDER_SECRET;
+  if (!production) {
+    return { provider: {}, app: { PAYMENT_PROVIDER_SECRET: configured || TEST_PROVIDER_KEY } };
+  }
+  const secret = configured || `sk_live_${randomBytes(24).toString("base64url")}`;
+  return { provider: { PROVIDER_SECRET: secret }, app: { PAYMENT_PROVIDER_SECRET: secret } };
 }

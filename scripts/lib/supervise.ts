@@ -28,6 +28,8 @@ export function runWithStack(
   process.on("SIGINT", forward);
   process.on("SIGTERM", forward);
   child.on("exit", (code, signal) => {
-    void stack.stop().finally(() => process.exit(code ?? (shuttingDown || signal ? 0 : 1)));
+    // Next exits 128 + the signal's number when it stopped as asked: a clean stop for a supervisor.
+    const asked = shuttingDown && (signal !== null || (code !== null && code > 128));
+    void stack.stop().finally(() => process.exit(asked ? 0 : (code ?? (signal ? 0 : 1))));
   });
 }

@@ -1,9 +1,12 @@
 import { type Db, db } from "../db";
+import { isStopping } from "../lifecycle/stop-in-order";
 import { errorField, logger } from "../log";
 
 export interface Health {
   status: "ok" | "unavailable";
   database?: "up" | "down";
+  /** The process was told to stop: a balancer should send it nothing new. */
+  stopping?: true;
 }
 
 /** Liveness: the process answers. Nothing outside it is consulted, so a database outage never restarts it. */
@@ -12,10 +15,11 @@ export function checkLiveness(): Health {
 }
 
 /**
- * Readiness: the database answers a trivial query within two seconds. The cause of a failure is
+ * Readiness: the process is not stopping, and the database answers a trivial query within two seconds. The cause of a failure is
  * logged, never answered: it can name hosts, users and ports.
  */
 export async function checkReadiness(prisma: Db = db()): Promise<Health> {
+  if (isStopping()) return { status: "unavailable", stopping: true };
   try {
     await Promise.race([
       prisma.$queryRaw`SELECT 1`,

@@ -1,0 +1,25 @@
+import { installPeerAddress } from "../auth/peer-address";
+import { env } from "../env";
+import { stopInOrder } from "./stop-in-order";
+
+/**
+ * The Node.js server's share of instrumentation: the environment checked on import (production
+ * without its secrets stops here), the socket's address on every request (decision 0145), the background jobs in-process by default
+ * (BACKGROUND_JOBS=off leaves them to `npm run worker`), counters flushed by every server (so
+ * /api/metrics sums all of them), and the ordered stop on SIGTERM, whatever started the server.
+ */
+export async function startNodeServer(): Promise<void> {
+  installPeerAddress();
+  const stopJobs = await startJobs();
+  stopInOrder({ stopJobs, delayMs: env.SHUTDOWN_DELAY_SECONDS * 1000 });
+}
+
+async function startJobs(): Promise<() => Promise<void>> {
+  if (!process.env.DATABASE_URL) return async () => {};
+  if (process.env.BACKGROUND_JOBS === "off" || !process.env.PAYMENT_PROVIDER_URL) {
+    const [{ db }, { startCounterFlush }] = await Promise.all([import("../db"), import("../keys")]);
+    return startCounterFlush(db());
+  }
+  const { startBackgroundJobs } = await import("../jobs");
+  return startBackgroundJobs();
+}
