@@ -6,7 +6,7 @@ import { postRefundReversal } from "../ledger";
 import { recordRefundEvent } from "../outbox";
 import type { RefundProvider } from "./provider";
 import { findEarlierRefund, refundAtProvider } from "./provider-phase";
-import { refundableFacts, refusalOf } from "./refusals";
+import { refusalOf } from "./refusals";
 import { REFUND_SELECT, type RefundRow, type TrackedRefund, trackedFromRow } from "./tracked";
 import { refundView, type TRefund } from "./views";
 
@@ -74,8 +74,15 @@ export async function executeRefund(
   failpoint("after_provider_refund");
   if ("refused" in outcome) {
     const error =
-      outcome.code === "amount_too_large"
-        ? domainErrors.refundExceedsRefundable((await refundableFacts(deps.prisma, refund)).facts)
+      outcome.restMinor !== null
+        ? // The provider's figures: its rest may be smaller than our books say (a refund made there).
+          domainErrors.refundExceedsRefundable({
+            paymentId: refund.paymentId,
+            amountMinor: refund.amountMinor,
+            refundableMinor: outcome.restMinor,
+            pendingMinor: 0,
+            currency: refund.currency,
+          })
         : domainErrors.paymentNotRefundable({
             id: refund.paymentId,
             status: "not refundable at the provider",

@@ -33,6 +33,31 @@ function checkedRefund(found: ProviderRefund, refund: TrackedRefund): ProviderRe
   return found;
 }
 
+/** The provider's definite refusal; `restMinor`: what it says is left on the charge (amount_too_large). */
+export interface ProviderRefusal {
+  refused: string;
+  code: string;
+  restMinor: number | null;
+}
+
+/**
+ * What the provider has left to refund on the refund's charge, from its own records (the charge
+ * less its refunds), so that a refusal's figures agree with the provider's, not with our books.
+ * Unreadable now: a retryable error, and the retry asks again.
+ */
+async function restAtProvider(provider: RefundProvider, refund: TrackedRefund): Promise<number> {
+  try {
+    const charge = await provider.getCharge(refund.providerChargeId);
+    let refunded = 0;
+    for await (const made of provider.listRefunds({ charge: refund.providerChargeId }))
+      refunded += made.amount;
+    return Math.max(0, (charge?.amount ?? 0) - refunded);
+  } catch (error) {
+    if (isProviderError(error)) throw providerError(error);
+    throw error;
+  }
+}
+
 /** Provider answers that prove no refund was made for this request, whatever earlier attempts did. */
 const DEFINITE_REFUSALS = new Set(["amount_too_large", "charge_not_refundable", "resource_missing"]);
 
@@ -53,7 +78,7 @@ export async function refundAtProvider(
   refund: TrackedRefund,
   resumed: boolean,
   fault: string | undefined,
-): Promise<ProviderRefund | { refused: string; code: string }> {
+): Promise<ProviderRefund | ProviderRefusal> {
   const mark = resumed
     ? await markRefundRequest(deps.prisma, refund)
     : { previous: null, mine: refund.refundRequestedAt };
@@ -70,8 +95,11 @@ export async function refundAtProvider(
     return checkedRefund(made, refund);
   } catch (error) {
     if (!isProviderError(error)) throw error;
-    if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
-      return { refused: error.message, code: error.code };
+    if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code)) {
+      const restMinor =
+        error.code === "amount_too_large" ? await restAtProvider(deps.provider, refund) : null;
+      return { refused: error.message, code: error.code, restMinor };
+    }
     if (!error.requestMayHaveLeft) await unmarkRefundRequest(deps.prisma, refund.id, mark);
     throw providerError(error);
   }

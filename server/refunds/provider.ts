@@ -6,4 +6,4 @@ export { isProviderError, type ProviderError } from "../payments/provider";
 export type ProviderRefund = Refund;
 
 /** What refunds need of the payment provider. */
-export type RefundProvider = Pick<PaymentProvider, "createRefund" | "listRefunds">;
+export type RefundProvider = Pick<PaymentProvider, "createRefund" | "listRefunds" | "getCharge">;
