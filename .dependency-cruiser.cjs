@@ -58,9 +58,28 @@ module.exports = {
       name: "idempotency-package-through-its-entry",
       severity: "error",
       comment:
-        "@idempotent-checkout/idempotency is used by its name and public entry only (its exports); its files are not the app's to import.",
+        "@idempotent-checkout/idempotency is used by its name, through its entry and sub-paths only (its exports: /sql, /admin, /bench); its files are not the app's to import.",
       from: { pathNot: "^packages/idempotency/" },
-      to: { path: "^packages/idempotency/", pathNot: "^packages/idempotency/dist/index\\.(js|d\\.ts)$" },
+      to: {
+        path: "^packages/idempotency/",
+        pathNot: "^packages/idempotency/dist/(index|entries/(sql|admin|bench))\\.(js|d\\.ts)$",
+      },
+    },
+    {
+      name: "idempotency-bench-hooks-for-benchmarks",
+      severity: "error",
+      comment:
+        "The package's /bench sub-path (its hot statements alone) is for benchmarks and tests, never the app.",
+      from: { pathNot: TESTS },
+      to: { path: "^packages/idempotency/dist/entries/bench\\." },
+    },
+    {
+      name: "ledger-and-outbox-compose-sql-without-keys",
+      severity: "error",
+      comment:
+        "The ledger and the outbox add typed parts to a statement through the package's /sql sub-path; the key store's binding is not theirs.",
+      from: { path: "^server/(ledger|outbox)/", pathNot: TESTS },
+      to: { path: "^server/keys/" },
     },
     {
       name: "no-unresolvable",

@@ -1,5 +1,5 @@
+import { requirement, StatementBuilder, sql } from "@idempotent-checkout/idempotency/sql";
 import { type Db, newId, rawQuery, type Tx } from "../db";
-import { requirement, StatementBuilder, sql } from "../keys";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
 const HOUSE_ACCOUNTS = [

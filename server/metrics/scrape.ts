@@ -1,5 +1,11 @@
+import {
+  countKeysByState,
+  KEY_STATES,
+  OUTCOMES,
+  outcomeTotals,
+} from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
-import { countKeysByState, KEY_STATES, OUTCOMES, outcomeTotals } from "../keys";
+import { keyDb } from "../keys";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
 import { latestReconciliation } from "../payments/reconciler";
@@ -12,8 +18,8 @@ import { type Metrics, metrics } from "./registry";
  */
 export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): Promise<void> {
   const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds] = await Promise.all([
-    outcomeTotals(prisma),
-    countKeysByState(prisma),
+    outcomeTotals(keyDb(prisma)),
+    countKeysByState(keyDb(prisma)),
     completerBacklog(prisma),
     outboxStats(prisma),
     latestReconciliation(prisma),

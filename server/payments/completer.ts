@@ -1,7 +1,7 @@
+import { DEFAULT_BACKOFF, type DriveOutcome } from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
 import { env } from "../env";
-import { abandonedKeyStats, DEFAULT_BACKOFF, type RecoveryBackoff } from "../keys";
-import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
+import { type Driver, idempotency, type RecoveryBackoff } from "../keys";
 import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export const PAYMENT_PROCEDURE = "payments.create";
@@ -29,11 +29,10 @@ export function completerOptions(): CompleterOptions {
 }
 
 /** Payments as the completer drives them: the same phases as a request. */
-function recoverable(deps: PaymentDeps, opts: CompleterOptions): Recoverable {
+function driver(deps: PaymentDeps, opts: CompleterOptions): Driver {
   return {
     procedure: PAYMENT_PROCEDURE,
     startedPoint: RECOVERY.started,
-    job: "completer",
     execute: (key) =>
       executePayment(deps, key.owner, key.accountId, key.requestParams as PaymentRequest, {
         abandonAfterSeconds: opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS,
@@ -49,7 +48,7 @@ function recoverable(deps: PaymentDeps, opts: CompleterOptions): Recoverable {
  * is driven, and one key's failure never stops the others. Returns how many keys it settled.
  */
 export function completeAbandonedPayments(deps: PaymentDeps, opts: CompleterOptions = {}) {
-  return completeAbandonedKeys(deps.prisma, recoverable(deps, opts), opts);
+  return idempotency.completer(deps.prisma, driver(deps, opts)).run(opts);
 }
 
 /**
@@ -64,10 +63,10 @@ export function redrivePayment(
   keyId: bigint,
   opts: CompleterOptions & { by: string },
 ): Promise<DriveOutcome | "not_found" | "not_started"> {
-  return redriveKey(deps.prisma, recoverable(deps, opts), keyId, opts);
+  return idempotency.completer(deps.prisma, driver(deps, opts)).redrive(keyId, opts);
 }
 
 /** The completer's backlog, for /api/metrics: payments past phase 1 whose attempt is gone. */
 export function completerBacklog(prisma: Db) {
-  return abandonedKeyStats(prisma, { procedure: PAYMENT_PROCEDURE, skipRecoveryPoints: [RECOVERY.started] });
+  return idempotency.backlog(prisma, { procedure: PAYMENT_PROCEDURE, startedPoint: RECOVERY.started });
 }

@@ -1,18 +1,17 @@
-import { type Db, newId, rawQuery, type Tx } from "../db";
-import { domainErrors } from "../errors";
-import { failpoint } from "../failpoints";
-import { type Payment, Prisma } from "../generated/prisma/client";
+import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import {
-  type FirstPhase,
   isRequirementFailure,
-  type KeyOwner,
-  LeaseLostError,
   raw,
   requirement,
   type Sql,
   type StatementWrites,
   sql,
-} from "../keys";
+} from "@idempotent-checkout/idempotency/sql";
+import { type Db, newId, rawQuery, type Tx } from "../db";
+import { domainErrors } from "../errors";
+import { failpoint } from "../failpoints";
+import { type Payment, Prisma } from "../generated/prisma/client";
+import type { FirstPhase, KeyOwner } from "../keys";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, paymentCapture } from "../ledger";
 import {
   type PaymentFacts,

@@ -1,6 +1,6 @@
+import type { DriveOutcome } from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
-import { abandonedKeyStats, type RecoveryBackoff } from "../keys";
-import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
+import { type Driver, idempotency, type RecoveryBackoff } from "../keys";
 import {
   executeRefund,
   REFUND_PROCEDURE,
@@ -16,11 +16,10 @@ export interface RefundCompleterOptions {
   limit?: number;
 }
 
-function recoverable(deps: RefundDeps, opts: RefundCompleterOptions): Recoverable {
+function driver(deps: RefundDeps, opts: RefundCompleterOptions): Driver {
   return {
     procedure: REFUND_PROCEDURE,
     startedPoint: REFUND_RECOVERY.started,
-    job: "refund completer",
     execute: (key) =>
       executeRefund(deps, key.owner, key.requestParams as RefundRequest, {
         createdBy: "completer",
@@ -35,7 +34,7 @@ function recoverable(deps: RefundDeps, opts: RefundCompleterOptions): Recoverabl
  * refund whose request may have left is never ended as "nothing refunded".
  */
 export function completeAbandonedRefunds(deps: RefundDeps, opts: RefundCompleterOptions = {}) {
-  return completeAbandonedKeys(deps.prisma, recoverable(deps, opts), opts);
+  return idempotency.completer(deps.prisma, driver(deps, opts)).run(opts);
 }
 
 /** An operator's "re-drive now" of one refund key: the completer's path, at once. */
@@ -44,13 +43,10 @@ export function redriveRefund(
   keyId: bigint,
   opts: RefundCompleterOptions & { by: string },
 ): Promise<DriveOutcome | "not_found" | "not_started"> {
-  return redriveKey(deps.prisma, recoverable(deps, opts), keyId, opts);
+  return idempotency.completer(deps.prisma, driver(deps, opts)).redrive(keyId, opts);
 }
 
 /** The refund completer's backlog, for /api/metrics. */
 export function refundCompleterBacklog(prisma: Db) {
-  return abandonedKeyStats(prisma, {
-    procedure: REFUND_PROCEDURE,
-    skipRecoveryPoints: [REFUND_RECOVERY.started],
-  });
+  return idempotency.backlog(prisma, { procedure: REFUND_PROCEDURE, startedPoint: REFUND_RECOVERY.started });
 }

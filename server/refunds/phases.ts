@@ -1,7 +1,8 @@
+import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import { type Db, newId, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
-import { type KeyOwner, LeaseLostError } from "../keys";
+import type { KeyOwner } from "../keys";
 import { postRefundReversal } from "../ledger";
 import { recordRefundEvent } from "../outbox";
 import type { RefundProvider } from "./provider";

@@ -1,6 +1,6 @@
+import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import type { Db } from "../db";
 import { domainErrors } from "../errors";
-import { LeaseLostError } from "../keys";
 import { isProviderError, type ProviderError, type ProviderRefund, type RefundProvider } from "./provider";
 import type { TrackedRefund } from "./tracked";
 

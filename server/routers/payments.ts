@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../env";
-import { IDEMPOTENCY_DEFAULTS, replayable } from "../keys";
+import { IDEMPOTENCY_DEFAULTS, idempotency } from "../keys";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { getPaymentForAccount } from "../payments/orders";
 import { createPaymentPhase, executePayment } from "../payments/phases";
@@ -82,7 +82,7 @@ export const paymentsRouter = router({
     })
     .output(ZPayment)
     .mutation(
-      replayable(({ ctx, input }) =>
+      idempotency.replayable(({ ctx, input }) =>
         executePayment(
           { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
           ctx.idempotency,

@@ -1,7 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Db } from "../db";
-import { replayable } from "../keys";
+import { idempotency } from "../keys";
+
+const { replayable } = idempotency;
+
 import { createCallerFactory, idempotentProcedure, router } from "../trpc";
 
 /**
