@@ -231,4 +231,3 @@ describe("the app reads the trigger's refusal by its code", () => {
     expect(await attempt(paid.paymentId, 1)).toBe("inserted");
   });
 });
-
