@@ -4,7 +4,7 @@
  * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
-const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts)/";
+const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts|reconciler|provider)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
 const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^bench/)";
 
@@ -118,6 +118,30 @@ module.exports = {
       comment: "The outbox carries events; it knows nothing of who writes or consumes them.",
       from: { path: "^server/outbox/", pathNot: TESTS },
       to: { path: "^server/(payments|refunds|receipts|ledger)/" },
+    },
+    {
+      name: "payments-and-refunds-apart",
+      severity: "error",
+      comment:
+        "Payments and refunds are two keyed operations side by side: neither imports the other; what they share lives below them (provider, ledger, outbox, keys, db).",
+      from: { path: "^server/(payments|refunds)/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/", pathNot: "^server/$1/" },
+    },
+    {
+      name: "provider-binding-is-a-leaf",
+      severity: "error",
+      comment:
+        "server/provider binds the provider's client to the app's env; a Stripe adapter replaces it without touching its users.",
+      from: { path: "^server/provider/", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(provider/|env\\.ts$)" },
+    },
+    {
+      name: "reconciler-reads-the-books",
+      severity: "error",
+      comment:
+        "The reconciler compares the provider with the books (tables), not with the operations that wrote them.",
+      from: { path: "^server/reconciler/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/" },
     },
     {
       name: "payments-before-receipts",

@@ -4,9 +4,9 @@ import { idempotency, startCounterFlush } from "./keys";
 import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments, completerOptions } from "./payments/completer";
-import { type PaymentProvider, paymentProvider } from "./payments/provider";
-import { runReconciliation } from "./payments/reconciler";
+import { type PaymentProvider, paymentProvider } from "./provider";
 import { startReceiptsConsumer } from "./receipts";
+import { runReconciliation } from "./reconciler";
 import { completeAbandonedRefunds } from "./refunds";
 
 interface Job {

@@ -29,7 +29,7 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const { createContextInner } = await import("../../server/context");
   const { createCaller } = await import("../../server/root");
   const { executePayment, createPaymentPhase, settleAndBook } = await import("../../server/payments/phases");
-  const { httpProvider } = await import("../../server/payments/provider");
+  const { httpProvider } = await import("../../server/provider");
   const idem = {
     ...(await import("@idempotent-checkout/idempotency/sql")),
     ...(await import("@idempotent-checkout/idempotency/bench")),

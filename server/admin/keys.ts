@@ -7,7 +7,7 @@ import {
 } from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
 import { keyDb } from "../keys";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { refundView } from "../refunds";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
 import { paymentTrails } from "./payment-trail";

@@ -8,7 +8,7 @@ import type { Db } from "../db";
 import { keyDb } from "../keys";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
-import { latestReconciliation } from "../payments/reconciler";
+import { latestReconciliation } from "../reconciler";
 import { REFUND_STATUSES, refundCompleterBacklog, refundsByStatus } from "../refunds";
 import { type Metrics, metrics } from "./registry";
 

@@ -19,7 +19,7 @@ import {
   recordPaymentEvent,
   type SettledPaymentColumns,
 } from "../outbox";
-import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "./provider";
+import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "../provider";
 import { paymentView } from "./views";
 
 export const PAYMENT_METHODS = ["pm_card_visa", "pm_card_declined", "pm_card_slow"] as const;

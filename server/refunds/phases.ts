@@ -5,7 +5,7 @@ import { failpoint } from "../failpoints";
 import type { KeyOwner } from "../keys";
 import { postRefundReversal } from "../ledger";
 import { recordRefundEvent } from "../outbox";
-import type { RefundProvider } from "./provider";
+import type { RefundProvider } from "../provider";
 import { findEarlierRefund, refundAtProvider } from "./provider-phase";
 import { refusalOf } from "./refusals";
 import { REFUND_SELECT, type RefundRow, type TrackedRefund, trackedFromRow } from "./tracked";

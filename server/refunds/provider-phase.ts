@@ -1,14 +1,14 @@
 import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import type { Db } from "../db";
 import { domainErrors } from "../errors";
-import { isProviderError, type ProviderError, type ProviderRefund, type RefundProvider } from "./provider";
+import { isProviderError, type ProviderError, type Refund, type RefundProvider } from "../provider";
 import type { TrackedRefund } from "./tracked";
 
 /** The provider's refund made with our derived key or, should it have forgotten keys, our refund id. */
 export async function findEarlierRefund(
   provider: RefundProvider,
   refund: TrackedRefund,
-): Promise<ProviderRefund | null> {
+): Promise<Refund | null> {
   try {
     for (const filter of [{ idempotencyKey: refund.providerKey }, { metadata: { refund_id: refund.id } }]) {
       for await (const found of provider.listRefunds(filter)) {
@@ -22,7 +22,7 @@ export async function findEarlierRefund(
   }
 }
 
-function checkedRefund(found: ProviderRefund, refund: TrackedRefund): ProviderRefund {
+function checkedRefund(found: Refund, refund: TrackedRefund): Refund {
   if (
     found.amount !== refund.amountMinor ||
     found.charge !== refund.providerChargeId ||
@@ -78,7 +78,7 @@ export async function refundAtProvider(
   refund: TrackedRefund,
   resumed: boolean,
   fault: string | undefined,
-): Promise<ProviderRefund | ProviderRefusal> {
+): Promise<Refund | ProviderRefusal> {
   const mark = resumed
     ? await markRefundRequest(deps.prisma, refund)
     : { previous: null, mine: refund.refundRequestedAt };

@@ -4,8 +4,8 @@ import { IDEMPOTENCY_DEFAULTS, idempotency } from "../keys";
 import { PAYMENT_PROCEDURE } from "../payments/completer";
 import { getPaymentForAccount } from "../payments/orders";
 import { createPaymentPhase, executePayment } from "../payments/phases";
-import { paymentProvider } from "../payments/provider";
 import { paymentView } from "../payments/views";
+import { paymentProvider } from "../provider";
 import { admittedBy, authedProcedure, idempotentProcedure, router } from "../trpc";
 import { idempotentHeaders } from "./idempotent-meta";
 

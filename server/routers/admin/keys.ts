@@ -5,7 +5,7 @@ import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../..
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
 import { completerOptions, redrivePayment } from "../../payments/completer";
-import { paymentProvider } from "../../payments/provider";
+import { paymentProvider } from "../../provider";
 import { REFUND_PROCEDURE, redriveRefund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";

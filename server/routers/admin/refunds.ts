@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "../../env";
 import { IDEMPOTENCY_DEFAULTS, idempotency } from "../../keys";
-import { paymentProvider } from "../../payments/provider";
+import { paymentProvider } from "../../provider";
 import { executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
 import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
