@@ -4,7 +4,7 @@
  * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
-const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts|reconciler|provider)/";
+const DOMAINS = "^server/(payments|refunds|operation|ledger|outbox|receipts|reconciler|provider)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
 const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^bench/)";
 
@@ -126,6 +126,14 @@ module.exports = {
         "Payments and refunds are two keyed operations side by side: neither imports the other; what they share lives below them (provider, ledger, outbox, keys, db).",
       from: { path: "^server/(payments|refunds)/", pathNot: TESTS },
       to: { path: "^server/(payments|refunds)/", pathNot: "^server/$1/" },
+    },
+    {
+      name: "operation-below-its-instances",
+      severity: "error",
+      comment:
+        "server/operation is what every keyed operation shares (the provider call and its mark, the completer); payments and refunds use it, never the other way round.",
+      from: { path: "^server/operation/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/" },
     },
     {
       name: "provider-binding-is-a-leaf",
