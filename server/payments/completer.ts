@@ -1,9 +1,9 @@
 import { operationCompleter } from "../operation/completer";
-import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
+import { executePayment, PAYMENT_PROCEDURE, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
 export { completerOptions, type OperationCompleterOptions as CompleterOptions } from "../operation/completer";
 
-export const PAYMENT_PROCEDURE = "payments.create";
+export { PAYMENT_PROCEDURE };
 
 export const DEFAULT_ABANDON_AFTER_SECONDS = 3600;
 

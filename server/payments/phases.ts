@@ -34,6 +34,9 @@ export interface PaymentDeps {
   provider: PaymentProvider;
 }
 
+/** The payment procedure's identity in the key store; the completer finds its keys by it. */
+export const PAYMENT_PROCEDURE = "payments.create";
+
 /** The recovery points of a payment, after Brandur Leach's atomic phases for Stripe. */
 export const RECOVERY = { started: "started", paymentCreated: "payment_created" } as const;
 
