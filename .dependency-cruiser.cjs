@@ -4,7 +4,7 @@
  * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
-const DOMAINS = "^server/(payments|refunds|ledger|outbox|receipts)/";
+const DOMAINS = "^server/(payments|refunds|operation|ledger|outbox|receipts|reconciler|provider)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
 const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^lab/)";
 
@@ -58,9 +58,28 @@ module.exports = {
       name: "idempotency-package-through-its-entry",
       severity: "error",
       comment:
-        "@idempotent-checkout/idempotency is used by its name and public entry only (its exports); its files are not the app's to import.",
+        "@idempotent-checkout/idempotency is used by its name, through its entry and sub-paths only (its exports: /sql, /admin, /bench); its files are not the app's to import.",
       from: { pathNot: "^packages/idempotency/" },
-      to: { path: "^packages/idempotency/", pathNot: "^packages/idempotency/dist/index\\.(js|d\\.ts)$" },
+      to: {
+        path: "^packages/idempotency/",
+        pathNot: "^packages/idempotency/dist/(index|entries/(sql|admin|bench))\\.(js|d\\.ts)$",
+      },
+    },
+    {
+      name: "idempotency-bench-hooks-for-benchmarks",
+      severity: "error",
+      comment:
+        "The package's /bench sub-path (its hot statements alone) is for benchmarks and tests, never the app.",
+      from: { pathNot: TESTS },
+      to: { path: "^packages/idempotency/dist/entries/bench\\." },
+    },
+    {
+      name: "ledger-and-outbox-compose-sql-without-keys",
+      severity: "error",
+      comment:
+        "The ledger and the outbox add typed parts to a statement through the package's /sql sub-path; the key store's binding is not theirs.",
+      from: { path: "^server/(ledger|outbox)/", pathNot: TESTS },
+      to: { path: "^server/keys/" },
     },
     {
       name: "product-never-imports-the-lab",
@@ -115,6 +134,38 @@ module.exports = {
       comment: "The outbox carries events; it knows nothing of who writes or consumes them.",
       from: { path: "^server/outbox/", pathNot: TESTS },
       to: { path: "^server/(payments|refunds|receipts|ledger)/" },
+    },
+    {
+      name: "payments-and-refunds-apart",
+      severity: "error",
+      comment:
+        "Payments and refunds are two keyed operations side by side: neither imports the other; what they share lives below them (provider, ledger, outbox, keys, db).",
+      from: { path: "^server/(payments|refunds)/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/", pathNot: "^server/$1/" },
+    },
+    {
+      name: "operation-below-its-instances",
+      severity: "error",
+      comment:
+        "server/operation is what every keyed operation shares (the provider call and its mark, the completer); payments and refunds use it, never the other way round.",
+      from: { path: "^server/operation/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/" },
+    },
+    {
+      name: "provider-binding-is-a-leaf",
+      severity: "error",
+      comment:
+        "server/provider binds the provider's client to the app's env; a Stripe adapter replaces it without touching its users.",
+      from: { path: "^server/provider/", pathNot: TESTS },
+      to: { path: "^server/", pathNot: "^server/(provider/|env\\.ts$)" },
+    },
+    {
+      name: "reconciler-reads-the-books",
+      severity: "error",
+      comment:
+        "The reconciler compares the provider with the books (tables), not with the operations that wrote them.",
+      from: { path: "^server/reconciler/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds)/" },
     },
     {
       name: "payments-before-receipts",

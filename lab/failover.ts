@@ -332,8 +332,8 @@ async function waitForNewPrimary(ha: HaCluster, old: HaNode): Promise<HaNode> {
 async function checkInvariants(ha: HaCluster, providerUrl: string, outcomes: Outcome[]) {
   const { createPrismaClient, closeClient } = await import("../server/db");
   const { verifyLedger } = await import("../server/ledger/verify");
-  const { runReconciliation } = await import("../server/payments/reconciler");
-  const { httpProvider } = await import("../server/payments/provider");
+  const { runReconciliation } = await import("../server/reconciler");
+  const { httpProvider } = await import("../server/provider");
   const prisma = createPrismaClient(ha.url, { preparedStatements: false });
   const failures: string[] = [];
   const report: string[] = [];

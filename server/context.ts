@@ -2,7 +2,7 @@ import { authenticate, type Principal } from "./auth/authenticate";
 import { type Db, db } from "./db";
 import { env } from "./env";
 import type { RequestObservation } from "./keys";
-import type { PaymentProvider } from "./payments/provider";
+import type { PaymentProvider } from "./provider";
 
 export interface Context {
   prisma: Db;

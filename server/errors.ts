@@ -1,8 +1,8 @@
+import { ErrorDetails } from "@idempotent-checkout/idempotency";
 import { TRPCError } from "@trpc/server";
-import { ErrorDetails } from "./keys";
 
 // Extra fields of a domain error's answer; defined by the idempotency layer, which stores them.
-export { ErrorDetails, errorDetailsOf } from "./keys";
+export { ErrorDetails, errorDetailsOf } from "@idempotent-checkout/idempotency";
 
 /**
  * Domain errors, each mapped here once to its tRPC code (and so its HTTP status). 4xx outcomes

@@ -1,12 +1,12 @@
 import { type Db, db } from "./db";
 import { env, requireDatabaseUrl } from "./env";
-import { startCounterFlush, sweepExpiredKeys } from "./keys";
+import { idempotency, startCounterFlush } from "./keys";
 import { errorField, logger } from "./log";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { completeAbandonedPayments, completerOptions } from "./payments/completer";
-import { type PaymentProvider, paymentProvider } from "./payments/provider";
-import { runReconciliation } from "./payments/reconciler";
+import { type PaymentProvider, paymentProvider } from "./provider";
 import { startReceiptsConsumer } from "./receipts";
+import { runReconciliation } from "./reconciler";
 import { completeAbandonedRefunds } from "./refunds";
 
 interface Job {
@@ -36,7 +36,7 @@ export function startBackgroundJobs(
       everyMs: 2_000,
       run: () => completeAbandonedRefunds({ prisma, provider }, completerOptions()),
     },
-    { name: "sweep", everyMs: 60_000, run: () => sweepExpiredKeys(prisma) },
+    { name: "sweep", everyMs: 60_000, run: () => idempotency.sweep(prisma) },
     {
       name: "reconciler",
       everyMs: env.RECONCILE_INTERVAL_SECONDS * 1000,

@@ -7,7 +7,7 @@ import { recordAdminRefusal } from "./auth/refusals";
 import type { Context } from "./context";
 import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
-import { checkIdempotentCall, type IdempotencyHandle, type IdempotencyOptions, idempotent } from "./keys";
+import { idempotency, type ProcedureOptions } from "./keys";
 import { consume, LIMIT_RULES, type LimitName } from "./limits";
 
 /**
@@ -136,31 +136,19 @@ async function auditRefusedCall(ctx: Context, path: string): Promise<void> {
 
 export const adminProcedure = t.procedure.meta({ admin: true }).use(requireAdmin);
 
-const requireIdempotencyKey = t.middleware(({ ctx, next }) => {
-  const checked = checkIdempotentCall(ctx.reqHeaders.get("idempotency-key"), ctx.transport);
-  if (!checked.ok) throw new TRPCError({ code: "BAD_REQUEST", message: checked.reason });
-  return next({ ctx: { idempotencyKey: checked.key } });
-});
-
 /** The key header is checked first, before authentication and input validation. */
-const keyedProcedure = t.procedure.meta({ idempotent: true }).use(requireIdempotencyKey).use(requireAccount);
+const keyedProcedure = t.procedure.meta({ idempotent: true }).use(idempotency.keyHeader);
 
 /**
  * A mutation that runs at most once per (account, Idempotency-Key), named by its owner's
- * constant (`options.procedure`). Its resolver is wrapped in `replayable`, which answers a
- * replay, and gets `ctx.idempotency` for atomic phases and the fenced final transaction.
+ * constant (`options.procedure`). Its resolver is wrapped in `idempotency.replayable`, which
+ * answers a replay, and gets `ctx.idempotency` for atomic phases and the fenced final transaction.
  */
 export function idempotentProcedure<TSchema extends z.ZodType>(
   input: TSchema,
-  options: IdempotencyOptions<z.output<TSchema>>,
+  options: ProcedureOptions<z.output<TSchema>>,
 ) {
-  const middleware = idempotent<z.output<TSchema>>(options);
-  // `next` passed through a lambda, so tRPC sees the context the middleware adds.
-  return keyedProcedure
-    .input(input)
-    .use(({ ctx, input: parsed, next }) =>
-      middleware({ ctx, input: parsed, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
-    );
+  return keyedProcedure.use(requireAccount).input(input).use(idempotency.claim<z.output<TSchema>>(options));
 }
 
 /**
@@ -170,17 +158,14 @@ export function idempotentProcedure<TSchema extends z.ZodType>(
  */
 export function adminIdempotentProcedure<TSchema extends z.ZodType>(
   input: TSchema,
-  options: IdempotencyOptions<z.output<TSchema>>,
+  options: ProcedureOptions<z.output<TSchema>>,
   scope: (prisma: Context["prisma"]) => Promise<{ id: string }>,
 ) {
-  const middleware = idempotent<z.output<TSchema>>(options);
   return t.procedure
     .meta({ idempotent: true, admin: true })
-    .use(requireIdempotencyKey)
+    .use(idempotency.keyHeader)
     .use(requireAdmin)
     .use(async ({ ctx, next }) => next({ ctx: { account: await scope(ctx.prisma) } }))
     .input(input)
-    .use(({ ctx, input: parsed, next }) =>
-      middleware({ ctx, input: parsed, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
-    );
+    .use(idempotency.claim<z.output<TSchema>>(options));
 }

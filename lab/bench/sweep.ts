@@ -20,7 +20,7 @@ try {
   const { applyMigrations } = await import("../../server/db/migrate");
   await applyMigrations(url);
   const { createPrismaClient } = await import("../../server/db");
-  const { sweepExpiredKeys } = await import("../../server/keys");
+  const { sweep: sweepExpiredKeys } = (await import("../../server/keys")).idempotency;
   const prisma = createPrismaClient(url);
   const fill = `
     WITH a AS (INSERT INTO accounts (id, handle, name) VALUES (gen_random_uuid(), 'bench', 'bench') RETURNING id),

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { type Charge, httpProvider, type Refund } from "../../provider/client";
-import type { Mismatch } from "../../server/payments/reconcile-checks";
+import type { Mismatch } from "../../server/reconciler";
 
 /** A payment of ours with its key and its ledger, read straight from PostgreSQL. */
 export interface OurPayment {

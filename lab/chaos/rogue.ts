@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { TEST_PROVIDER_KEY } from "../../provider/auth";
-import { CHARGE_SOURCE } from "../../server/payments/reconciler";
+import { CHARGE_SOURCE } from "../../server/reconciler";
 import type { Deployment } from "./deployment";
 import type { Journal } from "./journal";
 import type { Random } from "./random";

@@ -1,12 +1,22 @@
+import {
+  countKeysByState as countKeys,
+  findKey as findKeyRow,
+  type KeyRef,
+  type KeySummary,
+  listKeys as listKeyRows,
+} from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
-import { countKeysByState, findKey, type KeyRef, type KeySummary, listKeys as listKeyRows } from "../keys";
-import type { PaymentProvider } from "../payments/provider";
+import { keyDb } from "../keys";
+import type { PaymentProvider } from "../provider";
 import { refundView } from "../refunds";
 import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
 import { paymentTrails } from "./payment-trail";
 import type { TKeyDetail, TKeyPage, TKeyState, TKeySummary } from "./schemas";
 
-export { countKeysByState, type KeyRef };
+export type { KeyRef };
+
+export const countKeysByState = (prisma: Db) => countKeys(keyDb(prisma));
+export const findKey = (prisma: Db, ref: KeyRef) => findKeyRow(keyDb(prisma), ref);
 
 export interface KeyFilter {
   state?: TKeyState;
@@ -56,7 +66,7 @@ export async function listKeys(prisma: Db, filter: KeyFilter): Promise<TKeyPage>
     const account = await prisma.account.findUnique({ where: { handle: filter.accountHandle } });
     accountIds = account && (!accountIds || accountIds.includes(account.id)) ? [account.id] : [];
   }
-  const rows = await listKeyRows(prisma, {
+  const rows = await listKeyRows(keyDb(prisma), {
     state: filter.state,
     accountIds,
     search: filter.search,

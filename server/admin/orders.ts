@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { paymentTrails } from "./payment-trail";
 import type { TOrderDetail } from "./schemas";
 

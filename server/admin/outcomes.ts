@@ -1,5 +1,6 @@
+import { type Outcome, outcomeSeries } from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
-import { type Outcome, outcomeSeries } from "../keys";
+import { keyDb } from "../keys";
 import type { TOutcomeChart } from "./schemas";
 
 /** The outcomes the admin chart shows, in its order: what a client sees, then what recovers. */
@@ -26,7 +27,7 @@ export async function outcomeChart(
 ): Promise<TOutcomeChart> {
   const now = opts.now ?? new Date();
   const start = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS;
-  const all = await outcomeSeries(prisma, minutes);
+  const all = await outcomeSeries(keyDb(prisma), minutes);
   const procedures = [...new Set(all.map((r) => r.procedure).filter((p) => p !== ""))].sort();
   const rows = opts.procedure === undefined ? all : all.filter((r) => r.procedure === opts.procedure);
   const series = CHART_OUTCOMES.map((outcome) => ({ outcome, points: new Array<number>(minutes).fill(0) }));

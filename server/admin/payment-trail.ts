@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import type { Payment } from "../generated/prisma/client";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { refundsOfPayments, refundTotals } from "../refunds";
 import { ledgerTransactionsOf } from "./ledger";
 import type { TChargeLookup, TPaymentTrail } from "./schemas";

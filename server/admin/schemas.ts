@@ -1,5 +1,5 @@
+import { KEY_STATES, OUTCOMES } from "@idempotent-checkout/idempotency/admin";
 import { z } from "zod";
-import { KEY_STATES, OUTCOMES } from "../keys";
 import { ZRefund } from "../refunds";
 
 /**

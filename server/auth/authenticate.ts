@@ -1,9 +1,11 @@
 // The library's guard, not instanceof: the auth instance on globalThis may be another Next layer's
 // copy, and isAPIError also knows its errors by name (docs/decisions/0095).
+
+import { parseIdempotencyKey } from "@idempotent-checkout/idempotency/admin";
+import { empty, type PeekedKey, peekCompletedKey, type Sql, sql } from "@idempotent-checkout/idempotency/sql";
 import { isAPIError } from "better-auth/api";
 import { type Db, rawQuery } from "../db";
 import { env } from "../env";
-import { empty, type PeekedKey, parseIdempotencyKey, peekCompletedKey, type Sql, sql } from "../keys";
 import { adminCookieName, adminSessionFor } from "./admin-sessions";
 import { checkSecretFrom } from "./admin-token";
 import { type ApiKeyScope, isTestKey, looksLikeApiKey } from "./api-key-format";

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { codeOf, errorLayers } from "./error-codes";
 
 /**
  * Whether an error means the database could not be reached or dropped the connection (a lost
@@ -9,12 +10,7 @@ import pg from "pg";
  * code-less connection errors ("Connection terminated unexpectedly", "Query read timeout").
  */
 export function databaseUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
-    if (unavailableHere(current as Record<PropertyKey, unknown>)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return errorLayers(error).some(unavailableHere);
 }
 
 export const DATABASE_UNAVAILABLE_MESSAGE =
@@ -46,21 +42,13 @@ const ADAPTER_KINDS = new Set([
 
 export const CONNECTION_LOST = Symbol.for("idempotent-checkout.db.connection-lost");
 
-function unavailableHere(e: Record<PropertyKey, unknown>): boolean {
-  if (e[CONNECTION_LOST] === true) return true;
-  const code = e.code;
-  if (typeof code === "string") {
-    if (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRNOS.has(code) || PRISMA_CODES.has(code)) return true;
-  }
-  const adapter = (e.meta as { driverAdapterError?: { cause?: unknown } } | undefined)?.driverAdapterError;
-  const cause = (adapter?.cause ?? (e.name === "DriverAdapterError" ? e.cause : undefined)) as
-    | { kind?: unknown; code?: unknown; originalCode?: unknown }
-    | undefined;
-  if (!cause) return false;
-  if (typeof cause.kind === "string" && ADAPTER_KINDS.has(cause.kind)) return true;
-  for (const c of [cause.code, cause.originalCode])
-    if (typeof c === "string" && UNAVAILABLE_SQLSTATE.test(c)) return true;
-  return false;
+function unavailableHere(layer: Record<PropertyKey, unknown>): boolean {
+  if (layer[CONNECTION_LOST] === true) return true;
+  const code = codeOf(layer);
+  if (code && (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRNOS.has(code) || PRISMA_CODES.has(code)))
+    return true;
+  // A Prisma driver adapter's own name for it, on the adapter error's cause.
+  return typeof layer.kind === "string" && ADAPTER_KINDS.has(layer.kind);
 }
 
 /**

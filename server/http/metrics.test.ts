@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { OUTCOMES } from "@idempotent-checkout/idempotency/admin";
 import { describe, expect, it } from "vitest";
 import { adminCookieName, createAdminSession, endAdminSession } from "../auth/admin-sessions";
 import { db } from "../db";
 import { env } from "../env";
-import { counters, OUTCOMES } from "../keys";
 import { createTestAccount } from "../test/fixtures";
+import { counters } from "../test/keys";
 import { metricsResponse } from "./metrics";
 
 // Each test scrapes from an address (a /64) of its own, so the wrong tokens of one never throttle another.

@@ -7,7 +7,7 @@ import { env } from "../env";
 import { checkIdempotentCall, type RequestObservation } from "../keys";
 import { errorField, type Logger } from "../log";
 import type { Metrics } from "../metrics";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
 import { readCapped } from "./capped-body";

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { Outcome } from "@idempotent-checkout/idempotency/admin";
 import { TRPCError } from "@trpc/server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, hooks } from "../test/idempotent-router";
-import { counters, type Outcome } from "./index";
+import { counters } from "../test/keys";
 
 // expired_swept is counted in sweep.test.ts, the only file that lets keys expire.
 

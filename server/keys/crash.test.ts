@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
-import { counters, keyHistory } from "./index";
+import { counters, keyHistory } from "../test/keys";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHILD = "server/test/crash-in-completion.ts";

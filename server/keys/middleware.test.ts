@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, EFFECTS_TABLE_SQL, hooks, runs } from "../test/idempotent-router";
-import { keyHistory } from "./index";
+import { keyHistory } from "../test/keys";
 
 type Outcome =
   | { ok: true; data: unknown; headers: Headers }

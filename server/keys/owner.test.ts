@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, hooks, runs } from "../test/idempotent-router";
-import { KeyOwner, keyDb, keyHistory } from "./index";
+import { keyHistory } from "../test/keys";
 
 type Input = { amount: number; note: string; fail?: "unexpected" };
 type Answer = { data?: unknown; error?: TRPCError; headers: Headers };
@@ -176,27 +176,5 @@ describe("fenced completion", () => {
     // By time, as the admin shows it: the completion is stamped with its transaction's start,
     // which opened before the stale owner was fenced (the order of commits was the other way).
     expect(history(row)).toEqual(["claimed@1", "taken_over@2", "completed@2", "fenced@1"]);
-  });
-});
-
-describe("derivedKey", () => {
-  const owner = (keyId: bigint, fence: number, scope: string) =>
-    new KeyOwner(keyDb(db()), keyId, fence, "started", scope, 1000);
-
-  it("is stable across takeovers, different per purpose, key row and client, and reveals nothing", () => {
-    const scope = "acct-1\nclient-key-123";
-    const first = owner(7n, 1, scope).derivedKey("charge");
-    expect(first).toMatch(/^ick_[0-9a-f]{40}$/);
-    expect(owner(7n, 2, scope).derivedKey("charge")).toBe(first);
-    expect(owner(7n, 1, scope).derivedKey("refund")).not.toBe(first);
-    expect(owner(8n, 1, scope).derivedKey("charge")).not.toBe(first);
-    expect(owner(7n, 1, "acct-2\nclient-key-123").derivedKey("charge")).not.toBe(first);
-    expect(first).not.toContain("client-key-123");
-  });
-
-  it("sorts by key row, so a later key's derived key appends to the indexes that hold it", () => {
-    const scope = "acct-1\nclient-key-123";
-    const keys = [7n, 8n, 15n, 16n, 255n, 256n, 4096n].map((id) => owner(id, 1, scope).derivedKey("charge"));
-    expect(keys).toEqual([...keys].sort());
   });
 });

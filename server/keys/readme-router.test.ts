@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type Db, db } from "../db";
 import type { TestAccount } from "../test/fixtures";
 import { it } from "../test/vitest";
-import { type IdempotencyHandle, idempotent, parseIdempotencyKey, replayable } from "./index";
+import { idempotency } from "./index";
 
 /**
  * A second app's router on this app's database, mounted as packages/idempotency/README.md says
@@ -18,39 +18,34 @@ interface ShopContext {
   account: { id: string };
   reqHeaders: Headers;
   resHeaders: Headers;
+  /** What the binding reads beside: how the call arrived, and a key read ahead (none here). */
+  transport: { batched: boolean };
+  principal: object;
 }
 const t = initTRPC.context<ShopContext>().create();
 
-const keyed = t.procedure.use(({ ctx, next }) => {
-  const parsed = parseIdempotencyKey(ctx.reqHeaders.get("idempotency-key"));
-  if (!parsed.ok) throw new TRPCError({ code: "BAD_REQUEST", message: parsed.reason });
-  return next({ ctx: { idempotencyKey: parsed.key } });
-});
+const keyed = t.procedure.use(idempotency.keyHeader);
 
 const CHARGE = "shop.charge";
 const ZCharge = z.object({ orderRef: z.string(), amount: z.number().int(), slowMs: z.number().default(0) });
 type TCharge = z.infer<typeof ZCharge>;
-const chargeOnce = idempotent<TCharge>({ procedure: CHARGE, fields: ["orderRef", "amount"] });
+const chargeOnce = idempotency.claim<TCharge>({ procedure: CHARGE, fields: ["orderRef", "amount"] });
 
-const unguarded = idempotent<TCharge>({ procedure: "shop.unguarded", fields: ["orderRef", "amount"] });
+const unguarded = idempotency.claim<TCharge>({ procedure: "shop.unguarded", fields: ["orderRef", "amount"] });
 
 const shopRouter = t.router({
   // Wired without replayable(): a replay would run the handler again, so the middleware refuses it.
   unwrapped: keyed
     .input(ZCharge)
-    .use(({ ctx, input, next }) =>
-      unguarded({ ctx, input, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
-    )
+    .use(unguarded)
     .mutation(({ input }) => ({ amount: input.amount })),
   store: t.router({
     checkout: t.router({
       pay: keyed
         .input(ZCharge)
-        .use(({ ctx, input, next }) =>
-          chargeOnce({ ctx, input, next: (o: { ctx: { idempotency: IdempotencyHandle } }) => next(o) }),
-        )
+        .use(chargeOnce)
         .mutation(
-          replayable(async ({ ctx, input }) => {
+          idempotency.replayable(async ({ ctx, input }) => {
             await new Promise((r) => setTimeout(r, input.slowMs));
             return ctx.idempotency.complete(async (tx) => {
               const id = randomUUID();
@@ -78,6 +73,8 @@ async function pay(key: string, input: { orderRef: string; amount: number; slowM
     account: { id: account.id },
     reqHeaders: new Headers({ "idempotency-key": key }),
     resHeaders: new Headers(),
+    transport: { batched: false },
+    principal: {},
   };
   try {
     return { data: await createCaller(ctx).store.checkout.pay(input), headers: ctx.resHeaders };
@@ -120,6 +117,8 @@ describe("a second router, mounted as the README says", () => {
       account: { id: account.id },
       reqHeaders: new Headers({ "idempotency-key": key }),
       resHeaders: new Headers(),
+      transport: { batched: false },
+      principal: {},
     });
     const input = { orderRef: randomUUID(), amount: 1 };
     expect(await createCaller(ctx()).unwrapped(input)).toEqual({ amount: 1 });

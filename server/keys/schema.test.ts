@@ -1,11 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import {
+  failedRequirement,
+  isRequirementFailure,
+  requirement,
+  StatementBuilder,
+  sql,
+} from "@idempotent-checkout/idempotency/sql";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, rawQuery } from "../db";
 import { HOUSE_ACCOUNTS_MISSING } from "../ledger";
-import { failedRequirement, isRequirementFailure, requirement, StatementBuilder, sql } from "./index";
 
 const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL || "";
 const MIGRATION = fileURLToPath(import.meta.resolve("@idempotent-checkout/idempotency/migration.sql"));

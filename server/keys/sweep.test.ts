@@ -7,8 +7,10 @@ import { closeClient, createPrismaClient, type Db } from "../db";
 import { applyMigrations } from "../db/migrate";
 import { contextFor, type TestAccount } from "../test/fixtures";
 import { createTestCaller, ensureEffectsTable, runs } from "../test/idempotent-router";
-import { claimTestKey } from "../test/keys";
-import { counters, keyHistory, sweepExpiredKeys } from "./index";
+import { claimTestKey, counters, keyHistory } from "../test/keys";
+import { idempotency } from "./index";
+
+const sweepExpiredKeys = idempotency.sweep;
 
 // The sweep deletes every expired key in the database, so this file has a database of its own:
 // the counts below are then exact, and other files' expired keys (the admin tests make some)

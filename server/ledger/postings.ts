@@ -1,5 +1,5 @@
+import { type Cte, requirement, type Sql, StatementBuilder, sql } from "@idempotent-checkout/idempotency/sql";
 import { type Db, newId, rawQuery, type Tx } from "../db";
-import { requirement, StatementBuilder, sql } from "../keys";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
 const HOUSE_ACCOUNTS = [
@@ -30,28 +30,33 @@ export const HOUSE_ACCOUNTS_MISSING = requirement("ledger.house_accounts_missing
 export function paymentCapture(b: StatementBuilder, capture: PaymentCapture): { transactionId: string } {
   const transactionId = newId();
   const amount = BigInt(capture.amountMinor);
-  const ledgerTx = b.cte<"id">(
+  twoLegs(
+    b,
     sql`
         INSERT INTO ledger_transactions (id, payment_id, kind, description, provider_charge_id)
         VALUES (${transactionId}::uuid, ${capture.paymentId}::uuid, 'payment_capture', ${capture.description},
                 ${capture.providerChargeId ?? null})
         RETURNING id`,
-    "ledger_tx",
-  );
-  const legs = b.cte<"id">(
-    sql`
+    (t) => sql`
         INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency)
         SELECT t.id, a.id, ${capture.paymentId}::uuid,
                CASE a.code WHEN 'provider_clearing' THEN 'provider_clearing' ELSE 'revenue' END,
                CASE a.code WHEN 'provider_clearing' THEN ${amount}::bigint ELSE -${amount}::bigint END,
                ${capture.currency}
-          FROM ${ledgerTx} t JOIN ledger_accounts a
+          FROM ${t} t JOIN ledger_accounts a
             ON a.currency = ${capture.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')
         RETURNING id`,
-    "ledger_legs",
   );
-  b.require(sql`(SELECT count(*) FROM ${legs}) = 2`, HOUSE_ACCOUNTS_MISSING);
   return { transactionId };
+}
+
+/**
+ * A ledger transaction and its two legs on the house accounts, as two data-modifying CTEs, and the
+ * requirement that both legs were written: HOUSE_ACCOUNTS_MISSING otherwise (a currency not set up).
+ */
+function twoLegs(b: StatementBuilder, transaction: Sql, legs: (transaction: Cte<"id">) => Sql): void {
+  const written = b.cte<"id">(legs(b.cte<"id">(transaction, "ledger_tx")), "ledger_legs");
+  b.require(sql`(SELECT count(*) FROM ${written}) = 2`, HOUSE_ACCOUNTS_MISSING);
 }
 
 /** Creates a currency's house accounts if missing; concurrent calls are harmless. */
@@ -95,19 +100,32 @@ export interface RefundReversal {
  * is locked (decision 0111).
  */
 export async function postRefundReversal(tx: Tx, reversal: RefundReversal): Promise<string> {
+  const b = new StatementBuilder();
+  const { transactionId } = refundReversal(b, reversal);
+  await rawQuery(tx, b.statement());
+  return transactionId;
+}
+
+/** The reversal's parts of a statement; HOUSE_ACCOUNTS_MISSING when its currency has none. */
+export function refundReversal(b: StatementBuilder, reversal: RefundReversal): { transactionId: string } {
   const transactionId = newId();
   const amount = BigInt(reversal.amountMinor);
-  await tx.$executeRaw`
-    INSERT INTO ledger_transactions (id, payment_id, refund_id, kind, description)
-    VALUES (${transactionId}::uuid, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid, 'refund_reversal', ${reversal.description})`;
-  const legs = await tx.$executeRaw`
-    INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, refund_id, entry_type, amount_minor, currency)
-    SELECT ${transactionId}::uuid, a.id, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid,
-           CASE a.code WHEN 'provider_clearing' THEN 'refund_clearing' ELSE 'refund_revenue' END,
-           CASE a.code WHEN 'provider_clearing' THEN -${amount}::bigint ELSE ${amount}::bigint END,
-           ${reversal.currency}
-      FROM ledger_accounts a
-     WHERE a.currency = ${reversal.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')`;
-  if (legs !== 2) throw new Error(`${HOUSE_ACCOUNTS_MISSING}: ${reversal.currency}`);
-  return transactionId;
+  twoLegs(
+    b,
+    sql`
+        INSERT INTO ledger_transactions (id, payment_id, refund_id, kind, description)
+        VALUES (${transactionId}::uuid, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid, 'refund_reversal',
+                ${reversal.description})
+        RETURNING id`,
+    (t) => sql`
+        INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, refund_id, entry_type, amount_minor, currency)
+        SELECT t.id, a.id, ${reversal.paymentId}::uuid, ${reversal.refundId}::uuid,
+               CASE a.code WHEN 'provider_clearing' THEN 'refund_clearing' ELSE 'refund_revenue' END,
+               CASE a.code WHEN 'provider_clearing' THEN -${amount}::bigint ELSE ${amount}::bigint END,
+               ${reversal.currency}
+          FROM ${t} t JOIN ledger_accounts a
+            ON a.currency = ${reversal.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')
+        RETURNING id`,
+  );
+  return { transactionId };
 }

@@ -1,8 +1,14 @@
+import {
+  countKeysByState,
+  KEY_STATES,
+  OUTCOMES,
+  outcomeTotals,
+} from "@idempotent-checkout/idempotency/admin";
 import type { Db } from "../db";
-import { countKeysByState, KEY_STATES, OUTCOMES, outcomeTotals } from "../keys";
+import { keyDb } from "../keys";
 import { outboxStats } from "../outbox/stats";
 import { completerBacklog } from "../payments/completer";
-import { latestReconciliation } from "../payments/reconciler";
+import { latestReconciliation } from "../reconciler";
 import { REFUND_STATUSES, refundCompleterBacklog, refundsByStatus } from "../refunds";
 import { type Metrics, metrics } from "./registry";
 
@@ -12,8 +18,8 @@ import { type Metrics, metrics } from "./registry";
  */
 export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): Promise<void> {
   const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds] = await Promise.all([
-    outcomeTotals(prisma),
-    countKeysByState(prisma),
+    outcomeTotals(keyDb(prisma)),
+    countKeysByState(keyDb(prisma)),
     completerBacklog(prisma),
     outboxStats(prisma),
     latestReconciliation(prisma),

@@ -1,5 +1,5 @@
+import { type Cte, requirement, type StatementBuilder, sql } from "@idempotent-checkout/idempotency/sql";
 import type { Payment, Prisma } from "../generated/prisma/client";
-import { type Cte, requirement, type StatementBuilder, sql } from "../keys";
 import {
   paymentMessageId,
   refundMessageId,

@@ -1,73 +1,31 @@
-import type { Db } from "../db";
-import { env } from "../env";
-import { abandonedKeyStats, DEFAULT_BACKOFF, type RecoveryBackoff } from "../keys";
-import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
-import { executePayment, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
+import { operationCompleter } from "../operation/completer";
+import { executePayment, PAYMENT_PROCEDURE, type PaymentDeps, type PaymentRequest, RECOVERY } from "./phases";
 
-export const PAYMENT_PROCEDURE = "payments.create";
+export { completerOptions, type OperationCompleterOptions as CompleterOptions } from "../operation/completer";
 
-export interface CompleterOptions {
-  backoff?: RecoveryBackoff;
-  /**
-   * A payment for which no charge request ever left is charged by the completer until this long
-   * after its creation (the database's clock); after it, it is failed instead (nothing charged,
-   * proven by the durable mark every request commits first; the order is free to pay again).
-   * A payment whose request may be out is never abandoned: it is re-sent with the same key.
-   */
-  abandonAfterSeconds?: number;
-  limit?: number;
-}
+export { PAYMENT_PROCEDURE };
 
 export const DEFAULT_ABANDON_AFTER_SECONDS = 3600;
 
-/** The completer's schedule from the environment, shared by its loop and the admin's re-drive. */
-export function completerOptions(): CompleterOptions {
-  return {
-    backoff: { idleSeconds: DEFAULT_BACKOFF.idleSeconds, maxSeconds: env.COMPLETER_MAX_BACKOFF_SECONDS },
-    abandonAfterSeconds: env.PAYMENT_ABANDON_AFTER_SECONDS,
-  };
-}
-
-/** Payments as the completer drives them: the same phases as a request. */
-function recoverable(deps: PaymentDeps, opts: CompleterOptions): Recoverable {
-  return {
-    procedure: PAYMENT_PROCEDURE,
-    startedPoint: RECOVERY.started,
-    job: "completer",
-    execute: (key) =>
-      executePayment(deps, key.owner, key.accountId, key.requestParams as PaymentRequest, {
-        abandonAfterSeconds: opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS,
-      }),
-  };
-}
-
 /**
- * Finds payments whose attempt died after phase 1 (the client may never come back) and drives
- * each to completion through the same phases as a request, so a charge the provider made is
- * always booked. It never gives up: a key that keeps failing is tried again on a capped backoff
- * of its own, and shows as needs_attention for an operator. Each key is taken over just before it
- * is driven, and one key's failure never stops the others. Returns how many keys it settled.
+ * Payments whose attempt died after phase 1 (the client may never come back), driven to
+ * completion through the same phases as a request, so a charge the provider made is always
+ * booked. A payment for which no charge request ever left is failed once `abandonAfterSeconds`
+ * old (nothing charged; the order is free to pay again); one whose request may be out is re-sent
+ * with the same key, never abandoned. A key whose attempts never began their work ("started":
+ * no payment exists, nothing was sent) is left to the client's retry, or to expiry.
  */
-export function completeAbandonedPayments(deps: PaymentDeps, opts: CompleterOptions = {}) {
-  return completeAbandonedKeys(deps.prisma, recoverable(deps, opts), opts);
-}
+const payments = operationCompleter<PaymentDeps>({
+  procedure: PAYMENT_PROCEDURE,
+  startedPoint: RECOVERY.started,
+  execute: (deps, key, opts) =>
+    executePayment(deps, key.owner, key.accountId, key.requestParams as PaymentRequest, {
+      abandonAfterSeconds: opts.abandonAfterSeconds ?? DEFAULT_ABANDON_AFTER_SECONDS,
+    }),
+});
 
-/**
- * An operator's "re-drive now": the same path as the completer, at once, whatever the backoff.
- * Recorded in the key's history. "busy" when an attempt holds the key (or won the race);
- * "not_started" for a key whose attempts never began its work (no payment exists, nothing was
- * sent: driving it would create and charge a payment nobody's attempt had started; it is left to
- * the client's retry, or to expiry). The completer skips those too.
- */
-export function redrivePayment(
-  deps: PaymentDeps,
-  keyId: bigint,
-  opts: CompleterOptions & { by: string },
-): Promise<DriveOutcome | "not_found" | "not_started"> {
-  return redriveKey(deps.prisma, recoverable(deps, opts), keyId, opts);
-}
-
+export const completeAbandonedPayments = payments.complete;
+/** An operator's "re-drive now": the same path as the completer, at once. */
+export const redrivePayment = payments.redrive;
 /** The completer's backlog, for /api/metrics: payments past phase 1 whose attempt is gone. */
-export function completerBacklog(prisma: Db) {
-  return abandonedKeyStats(prisma, { procedure: PAYMENT_PROCEDURE, skipRecoveryPoints: [RECOVERY.started] });
-}
+export const completerBacklog = payments.backlog;

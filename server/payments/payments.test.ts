@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { db } from "../db";
+import { type Charge, type PaymentProvider, ProviderError } from "../provider";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import {
@@ -11,7 +12,6 @@ import {
   providerChargesForOrder,
 } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
-import { type Charge, type PaymentProvider, ProviderError } from "./provider";
 
 let provider: TestProvider;
 let alice: TestAccount;

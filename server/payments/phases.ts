@@ -1,26 +1,27 @@
-import { type Db, newId, rawQuery, type Tx } from "../db";
-import { domainErrors } from "../errors";
-import { failpoint } from "../failpoints";
-import { type Payment, Prisma } from "../generated/prisma/client";
+import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import {
-  type FirstPhase,
   isRequirementFailure,
-  type KeyOwner,
-  LeaseLostError,
   raw,
   requirement,
   type Sql,
   type StatementWrites,
   sql,
-} from "../keys";
+} from "@idempotent-checkout/idempotency/sql";
+import { type Db, newId, rawQuery, type Tx } from "../db";
+import { domainErrors } from "../errors";
+import { failpoint } from "../failpoints";
+import { type Payment, Prisma } from "../generated/prisma/client";
+import type { FirstPhase, KeyOwner } from "../keys";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING, paymentCapture } from "../ledger";
+import { askProvider, callProvider } from "../operation/provider-call";
+import { resumeRow } from "../operation/resume";
 import {
   type PaymentFacts,
   paymentSucceededEvent,
   recordPaymentEvent,
   type SettledPaymentColumns,
 } from "../outbox";
-import { type Charge, isProviderError, type PaymentProvider, type ProviderError } from "./provider";
+import type { Charge, PaymentProvider } from "../provider";
 import { paymentView } from "./views";
 
 export const PAYMENT_METHODS = ["pm_card_visa", "pm_card_declined", "pm_card_slow"] as const;
@@ -32,6 +33,9 @@ export interface PaymentDeps {
   prisma: Db;
   provider: PaymentProvider;
 }
+
+/** The payment procedure's identity in the key store; the completer finds its keys by it. */
+export const PAYMENT_PROCEDURE = "payments.create";
 
 /** The recovery points of a payment, after Brandur Leach's atomic phases for Stripe. */
 export const RECOVERY = { started: "started", paymentCreated: "payment_created" } as const;
@@ -249,7 +253,7 @@ async function createPendingPayment(
  * any other is a duplicate for the reconciler to report.
  */
 async function findEarlierCharge(provider: PaymentProvider, payment: PendingPayment): Promise<Charge | null> {
-  try {
+  return askProvider(async () => {
     for (const filter of [
       { idempotencyKey: payment.providerKey },
       { metadata: { payment_id: payment.id } },
@@ -259,10 +263,7 @@ async function findEarlierCharge(provider: PaymentProvider, payment: PendingPaym
       }
     }
     return null;
-  } catch (error) {
-    if (isProviderError(error)) throw providerError(error);
-    throw error;
-  }
+  }, domainErrors.paymentInFlightAtProvider);
 }
 
 function checkedCharge(charge: Charge, payment: PendingPayment): Charge {
@@ -270,17 +271,6 @@ function checkedCharge(charge: Charge, payment: PendingPayment): Charge {
     throw new Error(`provider charge ${charge.id} does not match payment ${payment.id}`);
   }
   return charge;
-}
-
-/**
- * The provider's own "in flight" is ours too: the client is told to come back, not to fail. Either
- * way it is told when: after the provider's Retry-After, else a second.
- */
-function providerError(error: ProviderError) {
-  const retryAfterSeconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-  return error.kind === "conflict"
-    ? domainErrors.paymentInFlightAtProvider(retryAfterSeconds)
-    : domainErrors.providerUnavailable(error.kind, retryAfterSeconds);
 }
 
 /**
@@ -302,70 +292,48 @@ async function chargeProvider(
   resumed: boolean,
   fault: string | undefined,
 ): Promise<Charge | { refused: string }> {
-  const mark = resumed
-    ? await markChargeRequest(deps.prisma, payment)
-    : { previous: null, mine: payment.chargeRequestedAt };
-  try {
-    const charge = await deps.provider.createCharge(
-      {
-        amount: payment.amountMinor,
-        currency: payment.currency,
-        paymentMethod: payment.paymentMethod,
-        metadata: { source: "idempotent-checkout", payment_id: payment.id, order_id: payment.orderId },
-      },
-      payment.providerKey,
-      fault ? { fault } : undefined,
-    );
-    return checkedCharge(charge, payment);
-  } catch (error) {
-    if (!isProviderError(error)) throw error;
-    if (error.kind === "rejected" && error.code && DEFINITE_REFUSALS.has(error.code))
-      return { refused: error.message };
-    if (!error.requestMayHaveLeft) await unmarkChargeRequest(deps.prisma, payment.id, mark);
-    throw providerError(error);
-  }
+  const outcome = await callProvider(
+    deps.prisma,
+    CHARGE_TERMS,
+    { id: payment.id, requestedAt: payment.chargeRequestedAt, resumed },
+    () =>
+      deps.provider.createCharge(
+        {
+          amount: payment.amountMinor,
+          currency: payment.currency,
+          paymentMethod: payment.paymentMethod,
+          metadata: { source: "idempotent-checkout", payment_id: payment.id, order_id: payment.orderId },
+        },
+        payment.providerKey,
+        fault ? { fault } : undefined,
+      ),
+  );
+  return "made" in outcome ? checkedCharge(outcome.made, payment) : { refused: outcome.refused };
 }
 
-interface ChargeRequestMark {
-  /** The mark before this attempt's: an earlier request may be out since then. */
-  previous: string | null;
-  /** This attempt's mark. */
-  mine: string | null;
-}
-
-/** Commits "a charge request may be out since now" (the database's now) before a re-send. */
-async function markChargeRequest(prisma: Db, payment: TrackedPayment): Promise<ChargeRequestMark> {
-  const [row] = await prisma.$queryRaw<{ mine: Date }[]>`
-    UPDATE payments SET charge_requested_at = now()
-     WHERE id = ${payment.id}::uuid AND status = 'pending'
-    RETURNING charge_requested_at AS mine`;
-  // Settled meanwhile by another attempt that took our key over: this one's writes are fenced.
-  if (!row) throw new LeaseLostError();
-  return { previous: payment.chargeRequestedAt, mine: row.mine.toISOString() };
-}
-
-/** The request never left: the mark goes back to what it was, unless another attempt marked since. */
-async function unmarkChargeRequest(prisma: Db, paymentId: string, mark: ChargeRequestMark) {
-  if (mark.mine === null) return;
-  await prisma.$executeRaw`
-    UPDATE payments SET charge_requested_at = ${mark.previous}::timestamptz
-     WHERE id = ${paymentId}::uuid AND status = 'pending' AND charge_requested_at = ${mark.mine}::timestamptz`;
-}
+/** Where a payment keeps its "a charge request may have left" mark. */
+const CHARGE_REQUESTED = { table: "payments", column: "charge_requested_at" } as const;
+const CHARGE_TERMS = {
+  mark: CHARGE_REQUESTED,
+  definiteRefusals: DEFINITE_REFUSALS,
+  inFlight: domainErrors.paymentInFlightAtProvider,
+};
 
 /**
  * A payment an earlier attempt created, and whether it may be abandoned now: no charge request
  * ever left for it and it is older than `abandonAfterSeconds`, both by the database.
  */
 async function resumePayment(prisma: Db, keyId: bigint, abandonAfterSeconds: number | undefined) {
-  const [row] = await prisma.$queryRaw<(PaymentRow & { abandonable: boolean })[]>`
-    SELECT ${Prisma.raw(PAYMENT_COLUMNS.text)},
-           (${abandonAfterSeconds ?? null}::int IS NOT NULL AND status = 'pending'
-             AND charge_requested_at IS NULL
-             AND created_at <= now() - make_interval(secs => ${abandonAfterSeconds ?? 0}::int)) AS abandonable
-      FROM payments WHERE idempotency_key_id = ${keyId}`;
-  if (!row) throw new Error(`no payment for idempotency key ${keyId}`);
-  return { payment: pendingFromRow(row), abandonable: row.abandonable };
+  const found = await resumeRow<PaymentRow>(prisma, PAYMENT_ROWS, keyId, abandonAfterSeconds);
+  return { payment: pendingFromRow(found.row), abandonable: found.abandonable };
 }
+
+const PAYMENT_ROWS = {
+  columns: PAYMENT_COLUMNS,
+  from: sql`payments`,
+  alias: "payments",
+  mark: CHARGE_REQUESTED,
+};
 
 /**
  * The payment's end, fenced by its status: when it is no longer pending, another attempt

@@ -2,11 +2,11 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { db } from "../db";
+import { httpProvider } from "../provider";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { takeMessagingTurn } from "../test/messaging/exclusive";
 import { createTestOrder, ledgerForOrder, newKey, providerChargesForOrder } from "../test/payments";
 import { postPayment, startApiProcess, startWorkerProcess } from "../test/processes";
-import { httpProvider } from "./provider";
 
 /**
  * Issue 10's reproduction, with real processes: phase 1 commits, the provider charges but its

@@ -1,13 +1,13 @@
 import { describe, expect } from "vitest";
 import { db } from "../db";
 import { handleTrpcRequest } from "../http/trpc-handler";
+import { httpProvider, type PaymentProvider } from "../provider";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { closedPort, holdingProxy } from "../test/network";
 import { createTestOrder, newKey, pay, payUntilSettled, providerChargesForOrder } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
 import { completeAbandonedPayments } from "./completer";
-import { httpProvider, type PaymentProvider } from "./provider";
 
 /** Resumed attempts, the completer's ends, and the edge cases of issue 10, in process. */
 let provider: TestProvider;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { db } from "../db";
 import { paymentMessageId } from "../outbox/events";
-import { runReconciliation } from "../payments/reconciler";
+import { runReconciliation } from "../reconciler";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestOrder } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";

@@ -1,6 +1,4 @@
-import type { Db } from "../db";
-import { abandonedKeyStats, type RecoveryBackoff } from "../keys";
-import { completeAbandonedKeys, type DriveOutcome, type Recoverable, redriveKey } from "../recovery";
+import { operationCompleter } from "../operation/completer";
 import {
   executeRefund,
   REFUND_PROCEDURE,
@@ -9,48 +7,25 @@ import {
   type RefundRequest,
 } from "./phases";
 
-export interface RefundCompleterOptions {
-  backoff?: RecoveryBackoff;
-  /** A refund whose request never left is ended after this long (nothing refunded); one whose may have is re-sent. */
-  abandonAfterSeconds?: number;
-  limit?: number;
-}
-
-function recoverable(deps: RefundDeps, opts: RefundCompleterOptions): Recoverable {
-  return {
-    procedure: REFUND_PROCEDURE,
-    startedPoint: REFUND_RECOVERY.started,
-    job: "refund completer",
-    execute: (key) =>
-      executeRefund(deps, key.owner, key.requestParams as RefundRequest, {
-        createdBy: "completer",
-        abandonAfterSeconds: opts.abandonAfterSeconds,
-      }),
-  };
-}
+export type { OperationCompleterOptions as RefundCompleterOptions } from "../operation/completer";
 
 /**
- * Drives refunds whose attempt died after phase 1 to an answer, through the same phases as a
- * request, as the payments' completer does: a refund the provider made is always booked, and a
- * refund whose request may have left is never ended as "nothing refunded".
+ * Refunds whose attempt died after phase 1, driven to an answer through the same phases as a
+ * request: a refund the provider made is always booked, and a refund whose request may have left
+ * is never ended as "nothing refunded".
  */
-export function completeAbandonedRefunds(deps: RefundDeps, opts: RefundCompleterOptions = {}) {
-  return completeAbandonedKeys(deps.prisma, recoverable(deps, opts), opts);
-}
+const refunds = operationCompleter<RefundDeps>({
+  procedure: REFUND_PROCEDURE,
+  startedPoint: REFUND_RECOVERY.started,
+  execute: (deps, key, opts) =>
+    executeRefund(deps, key.owner, key.requestParams as RefundRequest, {
+      createdBy: "completer",
+      abandonAfterSeconds: opts.abandonAfterSeconds,
+    }),
+});
 
+export const completeAbandonedRefunds = refunds.complete;
 /** An operator's "re-drive now" of one refund key: the completer's path, at once. */
-export function redriveRefund(
-  deps: RefundDeps,
-  keyId: bigint,
-  opts: RefundCompleterOptions & { by: string },
-): Promise<DriveOutcome | "not_found" | "not_started"> {
-  return redriveKey(deps.prisma, recoverable(deps, opts), keyId, opts);
-}
-
+export const redriveRefund = refunds.redrive;
 /** The refund completer's backlog, for /api/metrics. */
-export function refundCompleterBacklog(prisma: Db) {
-  return abandonedKeyStats(prisma, {
-    procedure: REFUND_PROCEDURE,
-    skipRecoveryPoints: [REFUND_RECOVERY.started],
-  });
-}
+export const refundCompleterBacklog = refunds.backlog;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect } from "vitest";
 import { db } from "../db";
-import { httpProvider } from "../payments/provider";
+import { httpProvider } from "../provider";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { newKey } from "../test/payments";
 import { startApiProcess } from "../test/processes";

@@ -1,13 +1,22 @@
-import { type Db, newId, type Tx } from "../db";
+import { LeaseLostError } from "@idempotent-checkout/idempotency";
+import { sql } from "@idempotent-checkout/idempotency/sql";
+import { type Db, newId, rawQuery, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import { failpoint } from "../failpoints";
-import { type KeyOwner, LeaseLostError } from "../keys";
+import type { KeyOwner } from "../keys";
 import { postRefundReversal } from "../ledger";
+import { resumeRow } from "../operation/resume";
 import { recordRefundEvent } from "../outbox";
-import type { RefundProvider } from "./provider";
+import type { RefundProvider } from "../provider";
 import { findEarlierRefund, refundAtProvider } from "./provider-phase";
-import { refundableFacts, refusalOf } from "./refusals";
-import { REFUND_SELECT, type RefundRow, type TrackedRefund, trackedFromRow } from "./tracked";
+import { refusalOf } from "./refusals";
+import {
+  REFUND_COLUMNS,
+  REFUND_REQUESTED,
+  type RefundRow,
+  type TrackedRefund,
+  trackedFromRow,
+} from "./tracked";
 import { refundView, type TRefund } from "./views";
 
 /** The refund procedure's identity in the key store; the completer finds its keys by it. */
@@ -74,8 +83,15 @@ export async function executeRefund(
   failpoint("after_provider_refund");
   if ("refused" in outcome) {
     const error =
-      outcome.code === "amount_too_large"
-        ? domainErrors.refundExceedsRefundable((await refundableFacts(deps.prisma, refund)).facts)
+      outcome.restMinor !== null
+        ? // The provider's figures: its rest may be smaller than our books say (a refund made there).
+          domainErrors.refundExceedsRefundable({
+            paymentId: refund.paymentId,
+            amountMinor: refund.amountMinor,
+            refundableMinor: outcome.restMinor,
+            pendingMinor: 0,
+            currency: refund.currency,
+          })
         : domainErrors.paymentNotRefundable({
             id: refund.paymentId,
             status: "not refundable at the provider",
@@ -161,20 +177,15 @@ async function createPendingRefund(
       mayFitLater ? 1 : undefined,
     );
   }
-  const [row] = await tx.$queryRawUnsafe<RefundRow[]>(
-    `WITH r AS (
-       INSERT INTO refunds (id, payment_id, account_id, idempotency_key_id, amount_minor, currency, reason, provider_key, refund_requested_at, created_by)
-       SELECT $1::uuid, p.id, p.account_id, $2::bigint, $3::int, p.currency, $4, $5, now(), $6
-         FROM payments p WHERE p.id = $7::uuid
-       RETURNING *)
-     SELECT ${REFUND_SELECT} FROM r JOIN payments p ON p.id = r.payment_id`,
-    newId(),
-    owner.keyId,
-    request.amountMinor,
-    request.reason,
-    owner.derivedKey("refund"),
-    createdBy.slice(0, 200),
-    request.paymentId,
+  const [row] = await rawQuery<RefundRow>(
+    tx,
+    sql`WITH r AS (
+          INSERT INTO refunds (id, payment_id, account_id, idempotency_key_id, amount_minor, currency, reason, provider_key, refund_requested_at, created_by)
+          SELECT ${newId()}::uuid, p.id, p.account_id, ${owner.keyId}::bigint, ${request.amountMinor}::int, p.currency,
+                 ${request.reason}, ${owner.derivedKey("refund")}, now(), ${createdBy.slice(0, 200)}
+            FROM payments p WHERE p.id = ${request.paymentId}::uuid
+          RETURNING *)
+        SELECT ${REFUND_COLUMNS} FROM r JOIN payments p ON p.id = r.payment_id`,
   );
   if (!row) throw new Error(`refund for key ${owner.keyId} was not inserted`);
   return trackedFromRow(row);
@@ -182,16 +193,18 @@ async function createPendingRefund(
 
 /** The refund an earlier attempt created, and whether it may be abandoned now (no request ever left). */
 async function resumeRefund(prisma: Db, keyId: bigint, abandonAfterSeconds: number | undefined) {
-  const [row] = await prisma.$queryRawUnsafe<(RefundRow & { abandonable: boolean })[]>(
-    `SELECT ${REFUND_SELECT},
-            ($2::int IS NOT NULL AND r.status = 'pending' AND r.refund_requested_at IS NULL
-              AND r.created_at <= now() - make_interval(secs => coalesce($2::int, 0))) AS abandonable
-       FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.idempotency_key_id = $1::bigint`,
+  const { row, abandonable } = await resumeRow<RefundRow>(
+    prisma,
+    {
+      columns: REFUND_COLUMNS,
+      from: sql`refunds r JOIN payments p ON p.id = r.payment_id`,
+      alias: "r",
+      mark: REFUND_REQUESTED,
+    },
     keyId,
-    abandonAfterSeconds ?? null,
+    abandonAfterSeconds,
   );
-  if (!row) throw new Error(`no refund for idempotency key ${keyId}`);
-  return { refund: trackedFromRow(row), abandonable: row.abandonable };
+  return { refund: trackedFromRow(row), abandonable };
 }
 
 /**

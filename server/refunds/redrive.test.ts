@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
 import { db } from "../db";
-import { httpProvider } from "../payments/provider";
+import { httpProvider } from "../provider";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { closedPort } from "../test/network";

@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { namedRefusal } from "../db/error-codes";
 import { domainErrors } from "../errors";
 import type { TrackedRefund } from "./tracked";
 
@@ -57,20 +58,9 @@ export async function refusalOf(
 }
 
 /** The refunds trigger's refusals that have an answer of their own (decision 0112). */
+const CHECK_VIOLATION = "23514";
 const REFUSALS = ["refunds_within_captured", "refunds_payment_succeeded"] as const;
 
 export function databaseRefusal(error: unknown): (typeof REFUSALS)[number] | undefined {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [error];
-  while (queue.length > 0) {
-    const e = queue.shift();
-    if (typeof e !== "object" || e === null || seen.has(e)) continue;
-    seen.add(e);
-    const o = e as Record<string, unknown>;
-    if ((o.code ?? o.originalCode) === "23514")
-      for (const name of [o.constraint, o.detail])
-        if (REFUSALS.includes(name as (typeof REFUSALS)[number])) return name as (typeof REFUSALS)[number];
-    queue.push(o.cause, o.meta, o.driverAdapterError);
-  }
-  return undefined;
+  return namedRefusal(error, CHECK_VIOLATION, REFUSALS);
 }

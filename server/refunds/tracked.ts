@@ -1,3 +1,4 @@
+import { raw } from "@idempotent-checkout/idempotency/sql";
 import type { RefundRecord } from "./views";
 
 /** A pending refund with what its phases need of its payment. */
@@ -41,5 +42,9 @@ export const trackedFromRow = (r: RefundRow): TrackedRefund => ({
 });
 
 /** The columns of a refund row and its payment's that `RefundRow` reads (refunds `r`, payments `p`). */
-export const REFUND_SELECT = `r.id, r.payment_id, r.account_id, p.order_id, r.amount_minor, r.currency, r.reason, r.status,
-  r.provider_refund_id, r.provider_key, p.provider_charge_id, r.refund_requested_at, r.created_at`;
+export const REFUND_COLUMNS =
+  raw(`r.id, r.payment_id, r.account_id, p.order_id, r.amount_minor, r.currency, r.reason, r.status,
+  r.provider_refund_id, r.provider_key, p.provider_charge_id, r.refund_requested_at, r.created_at`);
+
+/** Where a refund keeps its "a refund request may have left" mark. */
+export const REFUND_REQUESTED = { table: "refunds", column: "refund_requested_at" } as const;

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { env } from "../env";
-import { IDEMPOTENCY_DEFAULTS, replayable } from "../keys";
-import { PAYMENT_PROCEDURE } from "../payments/completer";
+import { IDEMPOTENCY_DEFAULTS, idempotency } from "../keys";
 import { getPaymentForAccount } from "../payments/orders";
-import { createPaymentPhase, executePayment } from "../payments/phases";
-import { paymentProvider } from "../payments/provider";
+import { createPaymentPhase, executePayment, PAYMENT_PROCEDURE } from "../payments/phases";
 import { paymentView } from "../payments/views";
+import { paymentProvider } from "../provider";
 import { admittedBy, authedProcedure, idempotentProcedure, router } from "../trpc";
 import { idempotentHeaders } from "./idempotent-meta";
 
@@ -84,7 +83,7 @@ export const paymentsRouter = router({
     })
     .output(ZPayment)
     .mutation(
-      replayable(({ ctx, input }) =>
+      idempotency.replayable(({ ctx, input }) =>
         executePayment(
           { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
           ctx.idempotency,

@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/authenticate";
 import { createContextInner } from "../context";
 import { db } from "../db";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { createCaller } from "../root";
 
 export const ADMIN: Principal = { account: null, isAdmin: true };

@@ -4,7 +4,7 @@ import { auth, SESSION_COOKIE } from "../auth/auth";
 import { hashToken } from "../auth/tokens";
 import { createContextInner } from "../context";
 import { db } from "../db";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 
 export interface TestAccount {
   id: string;

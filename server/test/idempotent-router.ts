@@ -1,7 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Db } from "../db";
-import { replayable } from "../keys";
+import { idempotency } from "../keys";
+
+const { replayable } = idempotency;
+
 import { createCallerFactory, idempotentProcedure, router } from "../trpc";
 
 /**
@@ -21,6 +24,8 @@ export const hooks: {
   beforeComplete?: (key: string) => Promise<void>;
   /** Runs inside `phased`'s first atomic phase, after its business row and before its recovery point. */
   insidePhase?: (key: string) => Promise<void>;
+  /** The admission check of `admitted`: throws to refuse, may be slow. */
+  admit?: (key: string) => Promise<void>;
 } = {};
 
 export const testRouter = router({
@@ -66,6 +71,22 @@ export const testRouter = router({
         const rows = await tx.$queryRaw<{ id: string }[]>`
           SELECT id::text FROM idem_test_effects WHERE account_id = ${ctx.account.id}::uuid AND key = ${key}`;
         return { effectIds: rows.map((r) => r.id), amount: input.amount, note: input.note };
+      });
+    }),
+  ),
+  /** As `effect`, with an admission check the test controls (a slow or refusing limiter). */
+  admitted: idempotentProcedure(ZTestInput, {
+    procedure: "admitted",
+    fields: ["amount", "note"],
+    leaseSeconds: 1,
+    admit: async (ctx) => hooks.admit?.((ctx as unknown as { idempotencyKey: string }).idempotencyKey),
+  }).mutation(
+    replayable(async ({ ctx, input }) => {
+      const key = ctx.idempotencyKey;
+      runs.set(`${ctx.account.id}/${key}`, (runs.get(`${ctx.account.id}/${key}`) ?? 0) + 1);
+      return ctx.idempotency.complete(async (tx) => {
+        await tx.$executeRaw`INSERT INTO idem_test_effects (id, account_id, key, amount) VALUES (${crypto.randomUUID()}::uuid, ${ctx.account.id}::uuid, ${key}, ${input.amount})`;
+        return { amount: input.amount, note: input.note };
       });
     }),
   ),

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { TRPCError } from "@trpc/server";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { db } from "../db";
-import { httpProvider, type PaymentProvider } from "../payments/provider";
+import { httpProvider, type PaymentProvider } from "../provider";
 import { createCaller } from "../root";
 import { contextFor, type TestAccount } from "./fixtures";
 

@@ -2,7 +2,7 @@ import type { TRPCError } from "@trpc/server";
 import { createContextInner } from "../context";
 import { db } from "../db";
 import { env } from "../env";
-import type { PaymentProvider } from "../payments/provider";
+import type { PaymentProvider } from "../provider";
 import { createCaller } from "../root";
 import type { TestAccount } from "./fixtures";
 import { callOutcome, createTestOrder, newKey, pay } from "./payments";

@@ -28,11 +28,12 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const { closeClient, createPrismaClient } = await import("../../../server/db");
   const { createContextInner } = await import("../../../server/context");
   const { createCaller } = await import("../../../server/root");
-  const { executePayment, createPaymentPhase, settleAndBook } = await import(
-    "../../../server/payments/phases"
-  );
-  const { httpProvider } = await import("../../../server/payments/provider");
-  const idem = await import("../../../server/keys");
+  const { executePayment, createPaymentPhase, settleAndBook } = await import("../../../server/payments/phases");
+  const { httpProvider } = await import("../../../server/provider");
+  const idem = {
+    ...(await import("@idempotent-checkout/idempotency/sql")),
+    ...(await import("@idempotent-checkout/idempotency/bench")),
+  };
   const { accountByTokenStatement } = await import("../../../server/auth/authenticate");
   const { hashToken } = await import("../../../server/auth/tokens");
   const { sendLimitsThrough } = await import("../../../server/limits");
@@ -56,7 +57,10 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
       phaseResult: () => undefined,
       derivedKey: () => `bench_${randomUUID()}`,
       atomicPhase: (_point: string, fn: (tx: unknown) => Promise<unknown>) => fn(prisma),
-      async completeWith(writes: import("../../../server/keys").StatementWrites, data: unknown) {
+      async completeWith(
+        writes: import("@idempotent-checkout/idempotency/sql").StatementWrites,
+        data: unknown,
+      ) {
         const b = new idem.StatementBuilder();
         writes(b);
         const statement = b.statement();

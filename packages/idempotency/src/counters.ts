@@ -23,7 +23,7 @@ type CountKey = readonly [bucket: string, procedure: string, outcome: Outcome];
  * procedure, so that several processes add up and the admin chart can show the last hour of each
  * idempotent operation (payments, refunds) apart.
  */
-class OutcomeCounters {
+export class OutcomeCounters {
   private pending = new Map<string, { key: CountKey; n: number }>();
   private totals = new Map<Outcome, number>();
 

@@ -57,6 +57,8 @@ export interface IdempotencyOptions<TInput, TTx = unknown, TCtx = object> {
    * refusal is final for this request, so what the claim wrote is undone in one transaction
    * (the first phase through its `undo`, the key back to "started" and free) before the error
    * goes to the client: nothing is left that a retry, the completer or an operator would act on.
+   * Should the lease run out while admitting and another attempt take the key, the answer is 409
+   * with Retry-After instead: that attempt may be doing the work.
    */
   admit?: (ctx: { account: { id: string }; resHeaders: Headers }) => Promise<void>;
   /**
@@ -310,7 +312,11 @@ function ownClaimPhase<TInput, TTx>(phase: FirstPhase<TInput, TTx> | undefined, 
 async function admitOrWithdraw<TTx>(
   db: KeyDb<TTx>,
   ctx: RequiredContext,
-  o: { admit?: IdempotencyOptions<unknown>["admit"]; transactionTimeoutMs: number },
+  o: {
+    admit?: IdempotencyOptions<unknown>["admit"];
+    transactionTimeoutMs: number;
+    retryAfterSeconds: number;
+  },
   owner: KeyOwner<TTx>,
   phase: Pick<FirstPhase<unknown, TTx>, "undo"> | undefined,
   settled: (outcome: Outcome) => void,
@@ -332,8 +338,13 @@ async function admitOrWithdraw<TTx>(
     if (freed) {
       counters.increment("refused", owner.procedure);
       settled("refused");
+      throw refusal;
     }
-    throw refusal;
+    // The lease ran out while admitting and another attempt (a retry, the completer) holds the
+    // key and may be doing the work: "refused" would be false. What is true is "in progress".
+    counters.increment("fenced", owner.procedure);
+    settled("fenced");
+    throw inFlight(ctx.resHeaders, o.retryAfterSeconds, "This attempt lost its lease to a retry.");
   }
 }
 

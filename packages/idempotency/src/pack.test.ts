@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,11 +71,23 @@ describe("the packed tarball in an empty project", () => {
     ).toEqual([]);
   });
 
+  it("names at most 15 things at its front door, types included", () => {
+    const declarations = readFileSync(join(PACKAGE_DIR, "dist", "index.d.ts"), "utf8");
+    const names = [...declarations.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+      (m[1] ?? "")
+        .split(",")
+        .map((n) => n.replace(/^\s*type\s+/, "").trim())
+        .filter(Boolean),
+    );
+    expect(names.length).toBeLessThanOrEqual(15);
+    expect(names).toContain("createIdempotency");
+  });
+
   it("loads in plain Node, and refuses a deep import of its files", () => {
     const load = (specifier: string) =>
       spawnSync(
         process.execPath,
-        ["-e", `import(${JSON.stringify(specifier)}).then((m) => console.log(typeof m.idempotent))`],
+        ["-e", `import(${JSON.stringify(specifier)}).then((m) => console.log(Object.keys(m).length))`],
         {
           cwd: dir,
           encoding: "utf8",
@@ -83,7 +95,13 @@ describe("the packed tarball in an empty project", () => {
       );
     const entry = load(PACKAGE);
     expect(entry.stderr).toBe("");
-    expect(entry.stdout.trim()).toBe("function");
+    // The front door's runtime names (its types are erased); the issue's bound is 15 with types.
+    expect(Number(entry.stdout.trim())).toBe(7);
+    for (const sub of ["sql", "admin", "bench"]) {
+      const loaded = load(`${PACKAGE}/${sub}`);
+      expect(loaded.stderr, sub).toBe("");
+      expect(Number(loaded.stdout.trim()), sub).toBeGreaterThan(0);
+    }
     for (const deep of [`${PACKAGE}/dist/store.js`, `${PACKAGE}/src/store`, `${PACKAGE}/dist/index.js`]) {
       expect(load(deep).stderr, deep).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
     }

@@ -1,5 +1,5 @@
 import type { Context } from "../../context";
-import { type PaymentProvider, paymentProvider } from "../../payments/provider";
+import { type PaymentProvider, paymentProvider } from "../../provider";
 
 /**
  * Charge look-ups that resolve the provider only when a payment has a charge, so a page of

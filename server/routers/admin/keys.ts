@@ -1,11 +1,11 @@
+import { MAX_KEY_LENGTH } from "@idempotent-checkout/idempotency/admin";
 import { z } from "zod";
-import { countKeysByState, getKeyDetail, listKeys } from "../../admin/keys";
+import { countKeysByState, findKey, getKeyDetail, listKeys } from "../../admin/keys";
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
-import { findKey, MAX_KEY_LENGTH } from "../../keys";
 import { completerOptions, redrivePayment } from "../../payments/completer";
-import { paymentProvider } from "../../payments/provider";
+import { paymentProvider } from "../../provider";
 import { REFUND_PROCEDURE, redriveRefund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";

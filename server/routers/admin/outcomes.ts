@@ -1,7 +1,8 @@
+import { OUTCOMES, outcomeTotals } from "@idempotent-checkout/idempotency/admin";
 import { z } from "zod";
 import { outcomeChart } from "../../admin/outcomes";
 import { ZOutcomeChart } from "../../admin/schemas";
-import { OUTCOMES, outcomeTotals } from "../../keys";
+import { keyDb } from "../../keys";
 import { adminProcedure, router } from "../../trpc";
 
 export const adminOutcomesRouter = router({
@@ -20,5 +21,5 @@ export const adminOutcomesRouter = router({
     .query(({ ctx, input }) => outcomeChart(ctx.prisma, input.minutes, { procedure: input.procedure })),
   totals: adminProcedure
     .output(z.record(z.enum(OUTCOMES), z.number().int()))
-    .query(({ ctx }) => outcomeTotals(ctx.prisma)),
+    .query(({ ctx }) => outcomeTotals(keyDb(ctx.prisma))),
 });

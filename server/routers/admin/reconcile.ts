@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { ZReconciliationReport } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
-import { resolveByOperator } from "../../payments/open-mismatches";
-import { paymentProvider } from "../../payments/provider";
-import { latestReconciliation, runReconciliation } from "../../payments/reconciler";
+import { paymentProvider } from "../../provider";
+import { latestReconciliation, resolveByOperator, runReconciliation } from "../../reconciler";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 

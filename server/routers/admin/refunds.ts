@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "../../env";
-import { IDEMPOTENCY_DEFAULTS, replayable } from "../../keys";
-import { paymentProvider } from "../../payments/provider";
+import { IDEMPOTENCY_DEFAULTS, idempotency } from "../../keys";
+import { paymentProvider } from "../../provider";
 import { executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
 import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
@@ -60,7 +60,7 @@ export const adminRefundsRouter = router({
     })
     .output(ZRefund)
     .mutation(
-      replayable(({ ctx, input }) =>
+      idempotency.replayable(({ ctx, input }) =>
         audited(ctx, "refunds.create", `payment ${input.paymentId}`, () =>
           executeRefund(
             { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },

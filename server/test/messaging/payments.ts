@@ -1,6 +1,6 @@
 import { db } from "../../db";
 import { paymentMessageId, type TEnvelope, type TTopic } from "../../outbox/events";
-import type { PaymentProvider } from "../../payments/provider";
+import type { PaymentProvider } from "../../provider";
 import type { TestAccount } from "../fixtures";
 import { createTestOrder, newKey, payUntilSettled } from "../payments";
 

@@ -1,6 +1,6 @@
 import type { LedgerEntry, Payment } from "../generated/prisma/client";
-import type { RefundMismatchKind } from "../refunds";
-import type { Charge } from "./provider";
+import type { Charge } from "../provider";
+import type { RefundMismatchKind } from "./refunds";
 
 export type MismatchKind =
   | "charge_without_postings"

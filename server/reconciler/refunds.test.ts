@@ -1,12 +1,12 @@
 import { describe, expect } from "vitest";
 import { db } from "../db";
-import type { Refund } from "../payments/provider";
-import { runReconciliation } from "../payments/reconciler";
+import type { Refund } from "../provider";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { newKey } from "../test/payments";
 import { paidPayment, refund } from "../test/refunds";
 import { it, type TestProvider } from "../test/vitest";
-import { checkRefunds } from "./reconcile";
+import { runReconciliation } from "./reconciler";
+import { checkRefunds } from "./refunds";
 
 let provider: TestProvider;
 let account: TestAccount;

@@ -4,12 +4,12 @@ import { db } from "../db";
 import { postPaymentCapture } from "../ledger";
 import { createRegistry } from "../metrics/registry";
 import { refreshDatabaseGauges } from "../metrics/scrape";
+import { httpProvider } from "../provider";
 import { adminCaller } from "../test/admin";
 import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { closedPort } from "../test/network";
 import { createTestOrder, newKey, pay, payMany, startTestProvider } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
-import { httpProvider } from "./provider";
 import { CHARGE_SOURCE, runReconciliation } from "./reconciler";
 
 let provider: TestProvider;

@@ -1,8 +1,16 @@
 import { httpProvider, type PaymentProvider } from "../../provider/client";
 import { env } from "../env";
 
+/**
+ * The app's one binding of the payment provider. Payments, refunds and the reconciler know the
+ * provider only through the PaymentProvider interface; an adapter for another provider (Stripe's
+ * SDK, say) implements it and is returned here instead of the HTTP client of the simulator.
+ */
 export type { Charge, PaymentProvider, Refund } from "../../provider/client";
 export { httpProvider, isProviderError, ProviderError } from "../../provider/client";
+
+/** What refunds need of the provider. */
+export type RefundProvider = Pick<PaymentProvider, "createRefund" | "listRefunds" | "getCharge">;
 
 const holder = globalThis as unknown as { paymentProvider?: PaymentProvider };
 

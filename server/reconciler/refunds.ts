@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import type { PaymentProvider, Refund } from "../payments/provider";
+import type { PaymentProvider, Refund } from "../provider";
 
 export const REFUND_MISMATCH_KINDS = [
   "refund_without_postings",

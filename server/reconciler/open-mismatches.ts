@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import type { Mismatch, MismatchKind } from "./reconcile-checks";
+import type { Mismatch, MismatchKind } from "./checks";
 
 /** Kinds decided from our books alone: every run re-derives them, whether the provider answered or not. */
 const OUR_SIDE: readonly MismatchKind[] = ["succeeded_without_receipt", "stale_pending_payment"];

@@ -1,14 +1,14 @@
 import { type Db, newId } from "../db";
-import { checkRefunds } from "../refunds";
-import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
-import { type Charge, isProviderError, type PaymentProvider } from "./provider";
+import { type Charge, isProviderError, type PaymentProvider } from "../provider";
 import {
   checkBooking,
   checkCharge,
   type Mismatch,
   type MismatchKind,
   type PaymentWithEntries,
-} from "./reconcile-checks";
+} from "./checks";
+import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
+import { checkRefunds } from "./refunds";
 
 export type { Mismatch, MismatchKind, OpenMismatch };
 
