@@ -16,7 +16,9 @@ process.env.DATABASE_URL = database.url;
 const { applyMigrations } = await import("../../server/db/migrate");
 await applyMigrations(database.url);
 const { closeDb, db } = await import("../../server/db");
-const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import("../../server/trpc");
+const { authedProcedure, createCallerFactory, idempotentProcedure, router } = await import(
+  "../../server/trpc"
+);
 const { contextFor, createTestAccount } = await import("../../server/test/fixtures");
 const { replayable } = (await import("../../server/keys")).idempotency;
 
