@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { formatMoney, minorToInput, parseMoney } from "@/app/money";
 import type { RefundOutcome, RefundState } from "../_refunds/refund";
 import { useRefunder, useRefundState } from "../_refunds/use-refunder";
@@ -28,8 +28,19 @@ export function RefundForm({
   const [reason, setReason] = useState("");
   const [invalid, setInvalid] = useState<string | null>(null);
 
+  // Typed before hydration, a value would never reach the state the refund is sent from: the
+  // fields take input only once React owns them.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+
   // The default is what is left: after a refund (here or elsewhere) the page brings a new rest.
-  useEffect(() => setAmount(minorToInput(refundableMinor)), [refundableMinor]);
+  // Only a new rest replaces the amount, never the mount: an operator's typing is kept.
+  const shownRest = useRef(refundableMinor);
+  useEffect(() => {
+    if (shownRest.current === refundableMinor) return;
+    shownRest.current = refundableMinor;
+    setAmount(minorToInput(refundableMinor));
+  }, [refundableMinor]);
 
   useEffect(() => {
     void refunder.resume(paymentId).then((outcome) => {
@@ -60,7 +71,7 @@ export function RefundForm({
 
   return (
     <form onSubmit={submit} className="stack refund-form" aria-label={`Refund payment ${paymentId}`}>
-      <div className="filters">
+      <fieldset className="filters" disabled={!hydrated}>
         <div>
           <label htmlFor={`${id}-amount`}>Amount to refund ({currency})</label>
           <input
@@ -88,7 +99,7 @@ export function RefundForm({
             {running ? "Refunding…" : "Refund"}
           </button>
         </div>
-      </div>
+      </fieldset>
       {invalid && (
         <p role="alert" className="error">
           {invalid}
