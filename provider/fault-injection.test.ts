@@ -1,23 +1,15 @@
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../scripts/lib/provider-process";
-import {
-  type Charge,
-  type CreateChargeInput,
-  httpProvider,
-  type PaymentProvider,
-  ProviderError,
-} from "./client";
-import { databaseUrl, openDb, TEST_AUTH, uniqueKey } from "./test-support";
-
-const input: CreateChargeInput = { amount: 4200, currency: "usd", paymentMethod: "pm_card_visa" };
+import { databaseUrl, failureOf, openDb, raw, sdk, TEST_AUTH, uniqueKey, visa } from "./test-support";
 
 let provider: ProviderProcess;
-let client: PaymentProvider;
+let stripe: Stripe;
 const db = openDb();
 
 beforeAll(async () => {
   provider = await startProvider({ databaseUrl: databaseUrl() });
-  client = httpProvider({ baseUrl: provider.url });
+  stripe = sdk(provider.url);
 }, 20_000);
 
 afterAll(async () => {
@@ -25,89 +17,96 @@ afterAll(async () => {
   await db.close();
 });
 
-async function chargeIdForKey(key: string): Promise<string | undefined> {
-  const res = await fetch(`${provider.url}/v1/charges?idempotency_key=${encodeURIComponent(key)}`, {
-    headers: TEST_AUTH,
-  });
-  const page = (await res.json()) as { data: { id: string }[] };
-  return page.data[0]?.id;
-}
+const fault = (value: string) => ({ headers: { "X-Provider-Fault": value } });
 
-describe("per-request faults (X-Provider-Fault)", () => {
-  it("drop: the client sees a retryable error, yet the charge exists; a retry returns that same charge", async () => {
+describe("per-request faults (X-Provider-Fault), on every /v1 route", () => {
+  it("drop: the SDK sees a connection error, yet the PaymentIntent exists; the same key then replays it", async () => {
     const key = uniqueKey("drop");
-    const error = await client.createCharge(input, key, { fault: "drop" }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ kind: "unavailable", retryable: true });
-
-    const storedId = await chargeIdForKey(key);
-    expect(storedId).toMatch(/^ch_/);
-    expect(await db.countCharges(key)).toBe(1);
-
-    const retried = await client.createCharge(input, key);
-    expect(retried.id).toBe(storedId);
-    expect(retried.status).toBe("succeeded");
-    expect(await db.countCharges(key)).toBe(1);
+    const tag = uniqueKey("tag");
+    const params = { ...visa, metadata: { tag } };
+    const err = await failureOf(
+      stripe.paymentIntents.create(params, { idempotencyKey: key, ...fault("drop") }),
+    );
+    expect(err).toMatchObject({ type: "StripeConnectionError" });
+    expect(await db.intentsTagged(tag)).toBe(1);
+    const retried = await stripe.paymentIntents.create(params, { idempotencyKey: key });
+    expect(retried.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(await db.intentsTagged(tag)).toBe(1);
   });
 
-  it("error=500: nothing stored; the retry succeeds with one charge", async () => {
-    const key = uniqueKey("error500");
-    const error = await client.createCharge(input, key, { fault: "error=500" }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "unavailable", retryable: true, status: 500 });
-    expect(await db.countCharges(key)).toBe(0);
-
-    const retried = await client.createCharge(input, key);
-    expect(retried.status).toBe("succeeded");
-    expect(await db.countCharges(key)).toBe(1);
-    expect(await chargeIdForKey(key)).toBe(retried.id);
+  it("error=500 and error=503: nothing done, Stripe-Should-Retry true (503 with Retry-After); the retry makes one", async () => {
+    const key = uniqueKey("error");
+    const tag = uniqueKey("tag");
+    const params = { ...visa, metadata: { tag } };
+    const e500 = await failureOf(
+      stripe.paymentIntents.create(params, { idempotencyKey: key, ...fault("error=500") }),
+    );
+    expect(e500).toMatchObject({ type: "StripeAPIError", statusCode: 500, rawType: "api_error" });
+    expect(e500.headers["stripe-should-retry"]).toBe("true");
+    const e503 = await failureOf(
+      stripe.paymentIntents.create(params, { idempotencyKey: key, ...fault("error=503") }),
+    );
+    expect(e503).toMatchObject({ statusCode: 503 });
+    expect(e503.headers["retry-after"]).toBe("1");
+    expect(await db.intentsTagged(tag)).toBe(0);
+    const made = await stripe.paymentIntents.create(params, { idempotencyKey: key });
+    expect(made.lastResponse.headers["idempotent-replayed"]).toBeUndefined();
+    expect(await db.intentsTagged(tag)).toBe(1);
   });
 
-  it("error=503 carries Retry-After and stores nothing", async () => {
-    const key = uniqueKey("error503");
-    const error = await client.createCharge(input, key, { fault: "error=503" }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "unavailable", retryable: true, status: 503, retryAfterMs: 1000 });
-    expect(await db.countCharges(key)).toBe(0);
-  });
-
-  it("latency beyond the client timeout: a retryable timeout, the charge committed anyway, the retry replays it", async () => {
-    const key = uniqueKey("latency");
-    const impatient = httpProvider({ baseUrl: provider.url, timeoutMs: 300 });
-    const started = performance.now();
-    const error = await impatient
-      .createCharge(input, key, { fault: "latency=1500" })
-      .catch((e: unknown) => e);
-    const elapsed = performance.now() - started;
-    expect(error).toMatchObject({ kind: "timeout", retryable: true });
-    expect(elapsed).toBeLessThan(1200);
-
-    const retried = await client.createCharge(input, key);
-    expect(await db.countCharges(key)).toBe(1);
-    expect(await chargeIdForKey(key)).toBe(retried.id);
-  });
-
-  it("latency delays the answer by about the requested time", async () => {
-    const started = performance.now();
-    await client.createCharge(input, uniqueKey("latency-ok"), { fault: "latency=400" });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
-  });
-
-  it("a malformed fault header → 400 rejected, nothing stored", async () => {
-    const key = uniqueKey("bad-fault");
-    const error = await client.createCharge(input, key, { fault: "explode" }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "rejected", retryable: false, status: 400 });
-    expect(await db.countCharges(key)).toBe(0);
-  });
-
-  it("faults apply to reads too when asked per request", async () => {
-    expect(await client.getCharge("ch_0")).toBeNull(); // a plain miss is null, not an error
-    const res = await fetch(`${provider.url}/v1/charges/ch_0`, {
-      headers: { ...TEST_AUTH, "x-provider-fault": "error=503" },
+  it("the SDK with retries retries an injected 500 as Stripe-Should-Retry says, on every attempt", async () => {
+    const patient = sdk(provider.url, { maxNetworkRetries: 2 });
+    const statuses: number[] = [];
+    patient.on("response", (e: { status: number; path: string }) => {
+      if (e.path.startsWith("/v1/payment_intents")) statuses.push(e.status);
     });
-    expect(res.status).toBe(503);
+    const err = await failureOf(patient.paymentIntents.create(visa, fault("error=500")));
+    expect(err).toMatchObject({ statusCode: 500 });
+    expect(statuses).toEqual([500]);
+    // The SDK emits one "response" per answer it hands back; the attempts are in its request log.
+    const requests: number[] = [];
+    patient.on("request", () => requests.push(1));
+    await failureOf(patient.paymentIntents.create(visa, fault("error=500")));
+    expect(requests).toHaveLength(3);
+  }, 20_000);
+
+  it("latency beyond the SDK's timeout: a connection error, the PaymentIntent committed anyway, the retry replays it", async () => {
+    const key = uniqueKey("latency");
+    const tag = uniqueKey("tag");
+    const params = { ...visa, metadata: { tag } };
+    const impatient = sdk(provider.url, { timeout: 300 });
+    const started = performance.now();
+    const err = await failureOf(
+      impatient.paymentIntents.create(params, { idempotencyKey: key, ...fault("latency=1500") }),
+    );
+    expect(err).toMatchObject({ type: "StripeConnectionError", detail: { code: "ETIMEDOUT" } });
+    expect(performance.now() - started).toBeLessThan(1200);
+    await new Promise((r) => setTimeout(r, 1300));
+    const retried = await stripe.paymentIntents.create(params, { idempotencyKey: key });
+    expect(retried.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(await db.intentsTagged(tag)).toBe(1);
+  });
+
+  it("reads, refunds, confirm, capture and cancel take faults too; a malformed header is 400", async () => {
+    const pi = await stripe.paymentIntents.create({ ...visa, capture_method: "manual" });
+    const read = await failureOf(stripe.paymentIntents.retrieve(pi.id, {}, fault("error=503")));
+    expect(read).toMatchObject({ statusCode: 503 });
+    const list = await failureOf(stripe.events.list({}, fault("error=500")));
+    expect(list).toMatchObject({ statusCode: 500 });
+    const capture = await failureOf(stripe.paymentIntents.capture(pi.id, {}, fault("error=500")));
+    expect(capture).toMatchObject({ statusCode: 500 });
+    expect((await stripe.paymentIntents.retrieve(pi.id)).status).toBe("requires_capture");
+    const cancel = await failureOf(stripe.paymentIntents.cancel(pi.id, {}, fault("drop")));
+    expect(cancel).toMatchObject({ type: "StripeConnectionError" });
+    expect((await stripe.paymentIntents.retrieve(pi.id)).status).toBe("canceled");
+    const bad = await raw(provider.url, "/v1/refunds", {
+      headers: { ...TEST_AUTH, "x-provider-fault": "explode" },
+    });
+    expect(bad.status).toBe(400);
   });
 });
 
-describe("random faults from PROVIDER_FAULTS", () => {
+describe("random faults from PROVIDER_FAULTS (POSTs only)", () => {
   let faulty: ProviderProcess;
 
   beforeAll(async () => {
@@ -121,29 +120,30 @@ describe("random faults from PROVIDER_FAULTS", () => {
     await faulty?.stop();
   });
 
-  it("retrying each key until it succeeds yields exactly one charge per key", async () => {
-    const flaky = httpProvider({ baseUrl: faulty.url, timeoutMs: 5000 });
-    const keys = Array.from({ length: 25 }, (_, i) => uniqueKey(`soak-${i}`));
+  it("retrying each key until it succeeds yields exactly one PaymentIntent per key; reads stay reliable", async () => {
+    const flaky = sdk(faulty.url, { timeout: 5000 });
+    const tags = Array.from({ length: 25 }, (_, i) => uniqueKey(`soak-${i}`));
     const failures: Record<string, number> = {};
 
-    async function chargeWithRetries(key: string): Promise<Charge> {
+    async function payWithRetries(tag: string): Promise<Stripe.PaymentIntent> {
+      const key = uniqueKey("soak");
       for (let attempt = 1; ; attempt++) {
         try {
-          return await flaky.createCharge(input, key);
+          return await flaky.paymentIntents.create({ ...visa, metadata: { tag } }, { idempotencyKey: key });
         } catch (err) {
-          if (!(err instanceof ProviderError) || !err.retryable || attempt >= 40) throw err;
-          const label = `${err.kind}${err.status ? `:${err.status}` : ""}`;
+          const e = err as { type?: string; statusCode?: number };
+          const label = `${e.type}${e.statusCode ? `:${e.statusCode}` : ""}`;
+          if (attempt >= 40 || (e.statusCode !== undefined && e.statusCode < 409)) throw err;
           failures[label] = (failures[label] ?? 0) + 1;
-          await new Promise((r) => setTimeout(r, err.kind === "conflict" ? 100 : 10));
+          await new Promise((r) => setTimeout(r, e.statusCode === 409 ? 100 : 10));
         }
       }
     }
 
-    const charges = await Promise.all(keys.map(chargeWithRetries));
-    expect(new Set(charges.map((c) => c.id)).size).toBe(keys.length);
-    for (const key of keys) expect(await db.countCharges(key)).toBe(1);
-    // Env faults hit charge creation only; reads stay reliable for reconciliation.
-    for (const charge of charges) expect((await flaky.getCharge(charge.id))?.id).toBe(charge.id);
+    const made = await Promise.all(tags.map(payWithRetries));
+    expect(new Set(made.map((p) => p.id)).size).toBe(tags.length);
+    for (const tag of tags) expect(await db.intentsTagged(tag)).toBe(1);
+    for (const pi of made) expect((await flaky.paymentIntents.retrieve(pi.id)).id).toBe(pi.id);
     expect(Object.keys(failures).length).toBeGreaterThan(0);
     console.info(`[soak] retried failures by kind: ${JSON.stringify(failures)}`);
   }, 30_000);

@@ -1,11 +1,10 @@
 /**
- * What the provider's HTTP routes share: replies, errors, body and query parsing, and the answers
- * of its idempotency keys (the same for charges and refunds).
+ * What the simulator's routes share: replies, Stripe's error object, and reading a request's
+ * form-encoded body or query.
  */
-import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { z } from "zod";
-import { isUnknownCursor } from "./pg";
+import { type FormObject, FormSyntaxError, parseForm } from "./form";
+import { isParamError } from "./params";
 
 export interface Reply {
   status: number;
@@ -14,55 +13,82 @@ export interface Reply {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
-const MAX_LIST_LIMIT = 100;
-const DEFAULT_LIST_LIMIT = 10;
 
-export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
-  starting_after: z.string().min(1).optional(),
-  created_gte: z.iso
-    .datetime({ offset: true })
-    .transform((s) => new Date(s))
-    .optional(),
-  idempotency_key: z.string().min(1).optional(),
-});
+export type ErrorType = "api_error" | "card_error" | "idempotency_error" | "invalid_request_error";
 
-/** `metadata[name]=value` query parameters, as Stripe's search spells them. */
-const METADATA_PARAM = /^metadata\[([A-Za-z0-9_]{1,40})\]$/;
-export function splitMetadataQuery(query: URLSearchParams) {
-  const rest: Record<string, string> = {};
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of query) {
-    const m = METADATA_PARAM.exec(name);
-    if (m?.[1] !== undefined) metadata[m[1]] = value;
-    else rest[name] = value;
-  }
-  return { rest, metadata: Object.keys(metadata).length > 0 ? metadata : undefined };
+export interface StripeErrorFields {
+  code?: string;
+  param?: string;
+  decline_code?: string;
+  charge?: string;
+  payment_intent?: unknown;
+  payment_method?: unknown;
 }
 
-export const IdempotencyKey = z.string().min(1).max(255);
-
-export function apiError(
+/** Stripe's error object: `{ error: { type, message, code?, param?, decline_code?, doc_url?, … } }`. */
+export function stripeError(
   status: number,
-  type: string,
+  type: ErrorType,
   message: string,
-  extra: { code?: string; param?: string } = {},
+  fields: StripeErrorFields = {},
 ): Reply {
-  return { status, body: { error: { type, message, ...extra } } };
+  const error: Record<string, unknown> = { type, message };
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) error[name] = value;
+  if (fields.code) error.doc_url = `https://stripe.com/docs/error-codes/${fields.code.replaceAll("_", "-")}`;
+  return { status, body: { error } };
+}
+
+export function notFound(what: string, id: string, param?: string): Reply {
+  return stripeError(404, "invalid_request_error", `No such ${what}: '${id}'`, {
+    code: "resource_missing",
+    param,
+  });
+}
+
+export function unrecognizedUrl(method: string | undefined, path: string): Reply {
+  return stripeError(
+    404,
+    "invalid_request_error",
+    `Unrecognized request URL (${method} ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+  );
 }
 
 export function methodNotAllowed(allow: string): Reply {
   return {
-    ...apiError(405, "invalid_request_error", `Method not allowed (allowed: ${allow})`),
+    ...stripeError(405, "invalid_request_error", `Method not allowed (allowed: ${allow})`),
     headers: { allow },
   };
 }
 
-export function send(res: ServerResponse, reply: Reply): void {
+/** A refused parameter (ParamError) as Stripe answers it, or null for any other error. */
+export function paramReply(error: unknown): Reply | null {
+  if (isParamError(error))
+    return stripeError(error.status, "invalid_request_error", error.message, {
+      code: error.code,
+      param: error.param,
+    });
+  if (error instanceof FormSyntaxError) return stripeError(400, "invalid_request_error", error.message);
+  return null;
+}
+
+/**
+ * Stripe-Should-Retry as Stripe sends it: `true` where the same request may succeed later and
+ * cannot do harm (a key in use, an error before anything ran), `false` on a definite answer.
+ */
+export function shouldRetryHeader(status: number): string | undefined {
+  if (status === 409 || status === 429 || status >= 500) return "true";
+  if (status >= 400) return "false";
+  return undefined;
+}
+
+export function send(res: ServerResponse, reply: Reply, common: Record<string, string> = {}): void {
   const payload = JSON.stringify(reply.body);
+  const retry = shouldRetryHeader(reply.status);
   res.writeHead(reply.status, {
-    "content-type": "application/json; charset=utf-8",
+    "content-type": "application/json",
     "content-length": Buffer.byteLength(payload),
+    ...common,
+    ...(retry !== undefined && { "stripe-should-retry": retry }),
     ...reply.headers,
   });
   res.end(payload);
@@ -81,22 +107,10 @@ export function safeDecode(segment: string): string {
   }
 }
 
-export function sha256(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-export function describeIssues(error: z.ZodError, root: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.join(".") : root;
-      return `${path}: ${issue.message}`;
-    })
-    .join("; ");
-}
-
-export async function readJson(
+/** A POST's form-encoded body (an empty body is no parameters). */
+export async function readForm(
   req: IncomingMessage,
-): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }> {
+): Promise<{ ok: true; form: FormObject; raw: string } | { ok: false; reply: Reply }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -105,98 +119,28 @@ export async function readJson(
     // Keep draining an oversized body (so the answer can still be written), but drop it.
     if (size <= MAX_BODY_BYTES) chunks.push(buf);
   }
-  if (size > MAX_BODY_BYTES) {
+  if (size > MAX_BODY_BYTES)
     return {
       ok: false,
-      reply: apiError(413, "invalid_request_error", `Body larger than ${MAX_BODY_BYTES} bytes`),
+      reply: stripeError(413, "invalid_request_error", `Body larger than ${MAX_BODY_BYTES} bytes`),
+    };
+  const raw = Buffer.concat(chunks).toString("utf8");
+  const type = header(req, "content-type") ?? "";
+  if (raw.trim() !== "" && !type.startsWith("application/x-www-form-urlencoded")) {
+    return {
+      ok: false,
+      reply: stripeError(
+        400,
+        "invalid_request_error",
+        "Invalid request: the body must be application/x-www-form-urlencoded (Stripe's bracket syntax, e.g. metadata[order_id]=o_1).",
+      ),
     };
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "")
-    return { ok: false, reply: apiError(400, "invalid_request_error", "Missing JSON body") };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false, reply: apiError(400, "invalid_request_error", "Body is not valid JSON") };
-  }
-}
-
-/** Metadata as charges and refunds take it: string → string, at most 50 keys. */
-export const Metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 50, "at most 50 keys");
-
-/** The key's parameters in a canonical order (metadata sorted by name), hashed. */
-export function fingerprintOf(values: unknown[], metadata: Record<string, string> | undefined): string {
-  const pairs = Object.entries(metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return sha256(JSON.stringify([...values, pairs])).toString("hex");
-}
-
-export function idempotencyKeyRequired(route: string): Reply {
-  return apiError(
-    400,
-    "invalid_request_error",
-    `An Idempotency-Key header (1-255 characters) is required for ${route}`,
-    { code: "idempotency_key_required" },
-  );
-}
-
-export function idempotencyKeyInUse(key: string): Reply {
-  return apiError(
-    422,
-    "idempotency_error",
-    `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
-      `Try using a key other than '${key}' if you meant to execute a different request.`,
-    { code: "idempotency_key_in_use" },
-  );
-}
-
-export function idempotencyKeyInFlight(key: string): Reply {
-  return {
-    ...apiError(
-      409,
-      "idempotency_error",
-      `There is currently another in-progress request using this Idempotency-Key ('${key}'); retry later.`,
-      { code: "idempotency_key_in_flight" },
-    ),
-    headers: { "retry-after": "1" },
-  };
-}
-
-export function invalidBody(error: z.ZodError): Reply {
-  return apiError(400, "invalid_request_error", `Invalid request: ${describeIssues(error, "body")}`, {
-    code: "parameter_invalid",
-  });
-}
-
-export function invalidQuery(error: z.ZodError): Reply {
-  return apiError(400, "invalid_request_error", `Invalid query: ${describeIssues(error, "query")}`, {
-    code: "parameter_invalid",
-  });
-}
-
-/**
- * A list's answer: the query checked against `schema` (its `metadata[name]` pairs apart), one page
- * read, an unknown `starting_after` a 400.
- */
-export async function listReply<Q extends z.ZodType, T>(
-  query: URLSearchParams,
-  schema: Q,
-  read: (
-    q: z.infer<Q>,
-    metadata: Record<string, string> | undefined,
-  ) => Promise<{ data: T[]; hasMore: boolean }>,
-): Promise<Reply> {
-  const { rest, metadata } = splitMetadataQuery(query);
-  const parsed = schema.safeParse(rest);
-  if (!parsed.success) return invalidQuery(parsed.error);
-  try {
-    const page = await read(parsed.data, metadata);
-    return { status: 200, body: { object: "list", data: page.data, has_more: page.hasMore } };
+    return { ok: true, form: parseForm(new URLSearchParams(raw)), raw };
   } catch (err) {
-    if (isUnknownCursor(err)) {
-      return apiError(400, "invalid_request_error", err.message, { param: "starting_after" });
-    }
-    throw err;
+    const reply = paramReply(err);
+    if (!reply) throw err;
+    return { ok: false, reply };
   }
 }

@@ -1,15 +1,16 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../scripts/lib/provider-process";
-import { httpProvider, type PaymentProvider, ProviderError } from "./client";
-import { databaseUrl, openDb, postCharge, TEST_AUTH, uniqueKey, visa } from "./test-support";
+import { databaseUrl, failureOf, openDb, raw, sdk, TEST_AUTH, uniqueKey, visa } from "./test-support";
 
 let provider: ProviderProcess;
-let client: PaymentProvider;
+let stripe: Stripe;
 const db = openDb();
 
 beforeAll(async () => {
-  provider = await startProvider({ databaseUrl: databaseUrl() });
-  client = httpProvider({ baseUrl: provider.url });
+  provider = await startProvider({ databaseUrl: databaseUrl(), env: { PROVIDER_SLOW_CARD_MS: "1500" } });
+  stripe = sdk(provider.url);
 }, 20_000);
 
 afterAll(async () => {
@@ -17,202 +18,179 @@ afterAll(async () => {
   await db.close();
 });
 
-describe("idempotency keys", () => {
-  it("same key twice → one charge; the second answer is a replay", async () => {
+describe("Idempotency-Key", () => {
+  it("the same key and parameters twice: one PaymentIntent, the second answer replayed with Idempotent-Replayed", async () => {
     const key = uniqueKey("twice");
-    const first = await postCharge(
-      provider.url,
-      { ...visa, metadata: { order: "o-1" } },
-      { "idempotency-key": key },
+    const tag = uniqueKey("tag");
+    const first = await stripe.paymentIntents.create({ ...visa, metadata: { tag } }, { idempotencyKey: key });
+    const second = await stripe.paymentIntents.create(
+      { ...visa, metadata: { tag } },
+      { idempotencyKey: key },
     );
-    const second = await postCharge(
-      provider.url,
-      { ...visa, metadata: { order: "o-1" } },
-      { "idempotency-key": key },
-    );
-
-    expect(first.status).toBe(201);
-    expect(first.headers.get("idempotent-replayed")).toBeNull();
-    expect(first.body).toMatchObject({
-      status: "succeeded",
-      amount: 1999,
-      currency: "usd",
-      metadata: { order: "o-1" },
-    });
-    expect(second.status).toBe(200);
-    expect(second.headers.get("idempotent-replayed")).toBe("true");
-    expect(second.body).toEqual(first.body);
-    expect(await db.countCharges(key)).toBe(1);
+    expect(first.lastResponse.headers["idempotent-replayed"]).toBeUndefined();
+    expect(second.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(second.lastResponse.headers["idempotency-key"]).toBe(key);
+    expect(second).toEqual(first);
+    expect(await db.intentsTagged(tag)).toBe(1);
   });
 
-  it("treats currency case and metadata key order as the same parameters", async () => {
-    const key = uniqueKey("canonical");
-    const a = await postCharge(
-      provider.url,
-      { ...visa, currency: "USD", metadata: { a: "1", b: "2" } },
-      { "idempotency-key": key },
-    );
-    const b = await postCharge(
-      provider.url,
-      { ...visa, metadata: { b: "2", a: "1" } },
-      { "idempotency-key": key },
-    );
-    expect([a.status, b.status]).toEqual([201, 200]);
-    expect(b.body.id).toBe(a.body.id);
-  });
-
-  it("same key with different parameters → 422, nothing new stored", async () => {
-    const key = uniqueKey("mismatch");
-    const first = await postCharge(provider.url, visa, { "idempotency-key": key });
-    const other = await postCharge(provider.url, { ...visa, amount: 2000 }, { "idempotency-key": key });
-
-    expect(first.status).toBe(201);
-    expect(other.status).toBe(422);
-    expect(other.body).toMatchObject({
-      error: { type: "idempotency_error", code: "idempotency_key_in_use" },
-    });
-    expect(await db.countCharges(key)).toBe(1);
-
-    const viaClient = await client
-      .createCharge({ amount: 2000, currency: "usd", paymentMethod: "pm_card_visa" }, key)
-      .catch((e: unknown) => e);
-    expect(viaClient).toBeInstanceOf(ProviderError);
-    expect(viaClient).toMatchObject({ kind: "rejected", retryable: false, status: 422 });
-  });
-
-  it("20 concurrent requests with one key → exactly one charge; the others are replays or 409s", async () => {
-    const key = uniqueKey("concurrent");
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => postCharge(provider.url, visa, { "idempotency-key": key })),
-    );
-    const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-    for (const answer of answers) {
-      if (answer.status === 200) expect(answer.headers.get("idempotent-replayed")).toBe("true");
-      else if (answer.status === 409) expect(answer.headers.get("retry-after")).toBe("1");
-      else expect(answer.status).toBe(201);
-    }
-    const ids = new Set(answers.filter((a) => a.status < 300).map((a) => a.body.id));
-    expect(ids.size).toBe(1);
-    expect(await db.countCharges(key)).toBe(1);
-    console.info(`[concurrent] statuses: ${JSON.stringify(countBy(statuses))}`);
-  });
-
-  it("a duplicate while the first request is in flight → 409 with Retry-After: 1, then a replay", async () => {
-    const key = uniqueKey("in-flight");
-    const slow = { ...visa, payment_method: "pm_card_slow" };
-    const first = postCharge(provider.url, slow, { "idempotency-key": key });
-    await new Promise((r) => setTimeout(r, 400));
-    const duplicate = await postCharge(provider.url, slow, { "idempotency-key": key });
-    expect(duplicate.status).toBe(409);
-    expect(duplicate.headers.get("retry-after")).toBe("1");
-
-    const viaClient = await client
-      .createCharge({ amount: 1999, currency: "usd", paymentMethod: "pm_card_slow" }, key)
-      .catch((e: unknown) => e);
-    expect(viaClient).toMatchObject({ kind: "conflict", retryable: true, status: 409, retryAfterMs: 1000 });
-
-    expect((await first).status).toBe(201);
-    const after = await postCharge(provider.url, slow, { "idempotency-key": key });
-    expect(after.status).toBe(200);
-    expect(after.body.id).toBe((await first).body.id);
-    expect(await db.countCharges(key)).toBe(1);
-  }, 10_000);
-});
-
-describe("payment methods", () => {
-  it("pm_card_declined → a declined charge (HTTP 402), replayed on the same key", async () => {
+  it("a decline is stored too: the same key replays the 402, no second charge", async () => {
     const key = uniqueKey("declined");
-    const body = { ...visa, payment_method: "pm_card_declined" };
-    const first = await postCharge(provider.url, body, { "idempotency-key": key });
-    expect(first.status).toBe(402);
-    expect(first.body).toMatchObject({
-      error: { type: "card_error", code: "card_declined", message: "Your card was declined." },
-      charge: {
-        status: "declined",
-        failure_code: "card_declined",
-        failure_message: "Your card was declined.",
-      },
-    });
-
-    const replay = await postCharge(provider.url, body, { "idempotency-key": key });
-    expect(replay.status).toBe(402);
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.body).toEqual(first.body);
-
-    // The client returns a decline as an outcome, not an exception.
-    const charge = await client.createCharge(
-      { amount: 1999, currency: "usd", paymentMethod: "pm_card_declined" },
-      key,
-    );
-    expect(charge).toMatchObject({
-      id: (first.body.charge as { id: string }).id,
-      status: "declined",
-      failureCode: "card_declined",
-      failureMessage: "Your card was declined.",
-    });
-    expect(await db.countCharges(key)).toBe(1);
+    const tag = uniqueKey("tag");
+    const params = { ...visa, payment_method: "pm_card_chargeDeclinedInsufficientFunds", metadata: { tag } };
+    const first = await failureOf(stripe.paymentIntents.create(params, { idempotencyKey: key }));
+    const second = await failureOf(stripe.paymentIntents.create(params, { idempotencyKey: key }));
+    expect(first).toMatchObject({ statusCode: 402, decline_code: "insufficient_funds" });
+    expect(second).toMatchObject({ statusCode: 402, decline_code: "insufficient_funds" });
+    expect(second.headers["idempotent-replayed"]).toBe("true");
+    expect(second.payment_intent).toEqual(first.payment_intent);
+    expect(await db.intentsTagged(tag)).toBe(1);
   });
 
-  it("pm_card_slow takes at least 1.5 s and succeeds", async () => {
-    const started = performance.now();
-    const charge = await client.createCharge(
-      { amount: 500, currency: "eur", paymentMethod: "pm_card_slow" },
-      uniqueKey("slow"),
+  it("metadata order does not matter; other parameters or another endpoint are an idempotency_error (400)", async () => {
+    const key = uniqueKey("reuse");
+    const a = await stripe.paymentIntents.create(
+      { ...visa, metadata: { a: "1", b: "2" } },
+      { idempotencyKey: key },
     );
-    const elapsed = performance.now() - started;
-    expect(charge.status).toBe("succeeded");
-    expect(elapsed).toBeGreaterThanOrEqual(1500);
-    console.info(`[slow] pm_card_slow took ${Math.round(elapsed)} ms`);
-  }, 10_000);
+    const b = await raw(provider.url, "/v1/payment_intents", {
+      body: "metadata[b]=2&amount=1999&currency=usd&payment_method=pm_card_visa&confirm=true&metadata[a]=1",
+      headers: { ...TEST_AUTH, "idempotency-key": key },
+    });
+    expect(b.status).toBe(200);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(b.body.id).toBe(a.id);
 
-  it("unknown payment method → 400, nothing stored", async () => {
-    const key = uniqueKey("unknown-pm");
-    const answer = await postCharge(
-      provider.url,
-      { ...visa, payment_method: "pm_card_amex" },
-      { "idempotency-key": key },
+    const other = await failureOf(
+      stripe.paymentIntents.create({ ...visa, amount: 2000 }, { idempotencyKey: key }),
     );
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: "payment_method_unknown" } });
-    expect(await db.countCharges(key)).toBe(0);
+    expect(other).toMatchObject({
+      type: "StripeIdempotencyError",
+      rawType: "idempotency_error",
+      statusCode: 400,
+    });
+    expect(other.headers["stripe-should-retry"]).toBe("false");
+    const elsewhere = await failureOf(
+      stripe.refunds.create({ payment_intent: a.id }, { idempotencyKey: key }),
+    );
+    expect(elsewhere).toMatchObject({ rawType: "idempotency_error", statusCode: 400 });
+  });
+
+  it("a concurrent request with the key in use: 409 idempotency_key_in_use, Stripe-Should-Retry true, nothing done", async () => {
+    const key = uniqueKey("in-use");
+    const tag = uniqueKey("tag");
+    const params = { ...visa, payment_method: "pm_card_slow", metadata: { tag } };
+    const slow = stripe.paymentIntents.create(params, { idempotencyKey: key });
+    await sleep(300);
+    const second = await failureOf(stripe.paymentIntents.create(params, { idempotencyKey: key }));
+    expect(second).toMatchObject({ type: "StripeAPIError", statusCode: 409, code: "idempotency_key_in_use" });
+    expect(second.headers["stripe-should-retry"]).toBe("true");
+    expect(second.headers["retry-after"]).toBe("1");
+    const first = await slow;
+    expect(first.status).toBe("succeeded");
+    expect(await db.intentsTagged(tag)).toBe(1);
+  });
+
+  it("the SDK with retries follows Stripe-Should-Retry on the 409 and gets the first request's answer", async () => {
+    const key = uniqueKey("sdk-retry");
+    const tag = uniqueKey("tag");
+    const params = { ...visa, payment_method: "pm_card_slow", metadata: { tag } };
+    const patient = sdk(provider.url, { maxNetworkRetries: 5 });
+    const attempts: number[] = [];
+    patient.on("response", (e: { status: number; idempotency_key?: string }) => {
+      if (e.idempotency_key === key) attempts.push(e.status);
+    });
+    const slow = stripe.paymentIntents.create(params, { idempotencyKey: key });
+    await sleep(200);
+    const retried = await patient.paymentIntents.create(params, { idempotencyKey: key });
+    const first = await slow;
+    expect(retried.id).toBe(first.id);
+    expect(retried.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(attempts[0]).toBe(409);
+    expect(attempts.at(-1)).toBe(200);
+    expect(await db.intentsTagged(tag)).toBe(1);
+  });
+
+  it("ten concurrent requests with one key make one PaymentIntent; the rest replay it or get 409", async () => {
+    const key = uniqueKey("storm");
+    const tag = uniqueKey("tag");
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        stripe.paymentIntents.create({ ...visa, metadata: { tag } }, { idempotencyKey: key }),
+      ),
+    );
+    const ids = new Set(outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value.id] : [])));
+    expect(ids.size).toBe(1);
+    for (const o of outcomes) {
+      if (o.status === "rejected")
+        expect(o.reason).toMatchObject({ statusCode: 409, code: "idempotency_key_in_use" });
+    }
+    expect(await db.intentsTagged(tag)).toBe(1);
+  });
+
+  it("confirm, capture, cancel and refunds are keyed the same way", async () => {
+    const pi = await stripe.paymentIntents.create({ ...visa, capture_method: "manual" });
+    const key = uniqueKey("capture");
+    const a = await stripe.paymentIntents.capture(
+      pi.id,
+      { amount_to_capture: 1000 },
+      { idempotencyKey: key },
+    );
+    const b = await stripe.paymentIntents.capture(
+      pi.id,
+      { amount_to_capture: 1000 },
+      { idempotencyKey: key },
+    );
+    expect(b.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(b).toEqual(a);
+    const refundKey = uniqueKey("refund");
+    const r1 = await stripe.refunds.create(
+      { payment_intent: pi.id, amount: 100 },
+      { idempotencyKey: refundKey },
+    );
+    const r2 = await stripe.refunds.create(
+      { payment_intent: pi.id, amount: 100 },
+      { idempotencyKey: refundKey },
+    );
+    expect(r2.id).toBe(r1.id);
+    expect((await db.refundsOf(pi.id)).count).toBe(1);
+  });
+
+  it("a key longer than 255 characters is refused", async () => {
+    const err = await failureOf(stripe.paymentIntents.create(visa, { idempotencyKey: "k".repeat(256) }));
+    expect(err).toMatchObject({ statusCode: 400, param: "Idempotency-Key" });
   });
 });
 
-describe("validation", () => {
-  it("requires the Idempotency-Key header", async () => {
-    const answer = await postCharge(provider.url, visa);
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: "idempotency_key_required" } });
-  });
-
-  it.each([
-    ["negative amount", { ...visa, amount: -5 }, "amount"],
-    ["fractional amount", { ...visa, amount: 10.5 }, "amount"],
-    ["bad currency", { ...visa, currency: "dollars" }, "currency"],
-    ["missing payment_method", { amount: 100, currency: "usd" }, "payment_method"],
-    ["non-string metadata", { ...visa, metadata: { n: 1 } }, "metadata.n"],
-    ["unknown field", { ...visa, customer: "cus_1" }, "customer"],
-  ])("rejects %s with 400 naming the field", async (_label, body, field) => {
-    const key = uniqueKey("invalid");
-    const answer = await postCharge(provider.url, body, { "idempotency-key": key });
-    expect(answer.status).toBe(400);
-    expect((answer.body.error as { message: string }).message).toContain(field);
-    expect(await db.countCharges(key)).toBe(0);
-  });
-
-  it("rejects a body that is not JSON", async () => {
-    const res = await fetch(`${provider.url}/v1/charges`, {
-      method: "POST",
-      headers: { ...TEST_AUTH, "idempotency-key": uniqueKey("not-json") },
-      body: "amount=1",
+describe("retention", () => {
+  it("a key is forgotten after PROVIDER_KEY_RETENTION_SECONDS: the same request then makes a new PaymentIntent", async () => {
+    const short = await startProvider({
+      databaseUrl: databaseUrl(),
+      env: { PROVIDER_KEY_RETENTION_SECONDS: "1" },
     });
-    expect(res.status).toBe(400);
+    try {
+      const client = sdk(short.url);
+      const key = uniqueKey("retention");
+      const tag = uniqueKey("tag");
+      const first = await client.paymentIntents.create(
+        { ...visa, metadata: { tag } },
+        { idempotencyKey: key },
+      );
+      const replay = await client.paymentIntents.create(
+        { ...visa, metadata: { tag } },
+        { idempotencyKey: key },
+      );
+      expect(replay.id).toBe(first.id);
+      await sleep(1300);
+      const fresh = await client.paymentIntents.create(
+        { ...visa, metadata: { tag } },
+        { idempotencyKey: key },
+      );
+      expect(fresh.id).not.toBe(first.id);
+      expect(fresh.lastResponse.headers["idempotent-replayed"]).toBeUndefined();
+      expect(await db.intentsTagged(tag)).toBe(2);
+    } finally {
+      await short.stop();
+    }
   });
 });
-
-function countBy(values: number[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
-  return counts;
-}

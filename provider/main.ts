@@ -1,5 +1,5 @@
 /**
- * Entry point of the fake payment provider process (`npm run provider`).
+ * Entry point of the payment provider simulator process (`npm run provider`).
  *
  * Env:
  *   PROVIDER_DATABASE_URL or DATABASE_URL  Postgres (schema payment_provider is created if missing)
@@ -9,6 +9,7 @@
  *                        and unset with APP_ENV=production (the default under NODE_ENV=production) it does not start
  *   PROVIDER_HOST        the address it listens on (default 127.0.0.1; a container sets 0.0.0.0)
  *   PROVIDER_KEY_RETENTION_SECONDS  forget idempotency keys after this (default 86400, as Stripe)
+ *   PROVIDER_SLOW_CARD_MS  how long pm_card_slow takes (default 2000)
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
  * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
@@ -16,8 +17,8 @@
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { FaultSyntaxError, parseFaultEnv } from "./faults";
+import { ensureSchema } from "./schema";
 import { createProviderServer } from "./server";
-import { ensureSchema } from "./store";
 
 const HOST = process.env.PROVIDER_HOST?.trim() || "127.0.0.1";
 const DEFAULT_PORT = 4010;
@@ -52,6 +53,11 @@ const retentionText = process.env.PROVIDER_KEY_RETENTION_SECONDS?.trim() || "864
 if (!/^\d+$/.test(retentionText) || Number(retentionText) < 1)
   fail(`PROVIDER_KEY_RETENTION_SECONDS must be a whole number of seconds >= 1, got "${retentionText}"`);
 const keyRetentionSeconds = Number(retentionText);
+
+const slowText = process.env.PROVIDER_SLOW_CARD_MS?.trim() || "2000";
+if (!/^\d+$/.test(slowText) || Number(slowText) > 60_000)
+  fail(`PROVIDER_SLOW_CARD_MS must be whole milliseconds 0-60000, got "${slowText}"`);
+const slowCardMs = Number(slowText);
 
 let faults: ReturnType<typeof parseFaultEnv>;
 try {
@@ -100,6 +106,7 @@ const server = createProviderServer({
   faults,
   keyRetentionSeconds,
   secret,
+  slowCardMs,
 });
 
 server.on("error", (err: NodeJS.ErrnoException) => {

@@ -1,70 +1,13 @@
 /**
- * What the provider's stores share: the schema name, the transaction wrapper, advisory-lock
- * keys, time-ordered ids and the errors they raise.
+ * What the simulator's stores share: the schema name, the transaction wrapper, advisory-lock
+ * keys and time-ordered ids.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 
+export type { PoolClient };
+
 export const SCHEMA = "payment_provider";
-
-export class UnknownCursorError extends Error {
-  override name = "UnknownCursorError";
-  readonly code = UNKNOWN_CURSOR;
-}
-
-const UNKNOWN_CURSOR = "unknown_cursor";
-
-/** An UnknownCursorError from any copy of this module: told by its code, not class identity. */
-export function isUnknownCursor(error: unknown): error is UnknownCursorError {
-  return (error as { code?: unknown } | null)?.code === UNKNOWN_CURSOR;
-}
-
-/** The filters every list takes (charges and refunds). */
-export interface ListFilters {
-  limit: number;
-  startingAfter?: string;
-  createdGte?: Date;
-  idempotencyKey?: string;
-  /** Rows whose metadata holds all of these pairs. */
-  metadata?: Record<string, string>;
-}
-
-/**
- * One page of `table` by keyset pagination ordered by (created_at, id), the rows read as `columns`;
- * `charge` narrows refunds to one charge's. Throws UnknownCursorError for a bad `startingAfter`.
- */
-export async function readPage<Row extends object>(
-  pool: Pool,
-  table: "charges" | "refunds",
-  columns: string,
-  opts: ListFilters & { charge?: string },
-): Promise<{ rows: Row[]; hasMore: boolean }> {
-  if (opts.startingAfter !== undefined) {
-    const cursor = await pool.query(`SELECT 1 FROM ${SCHEMA}.${table} WHERE id = $1`, [opts.startingAfter]);
-    const noun = table === "charges" ? "charge" : "refund";
-    if (cursor.rowCount === 0) throw new UnknownCursorError(`No such ${noun}: ${opts.startingAfter}`);
-  }
-  const byCharge = table === "refunds" ? "AND ($6::text IS NULL OR charge_id = $6::text)" : "";
-  const result = await pool.query<Row>(
-    `SELECT ${columns} FROM ${SCHEMA}.${table}
-     WHERE ($1::timestamptz IS NULL OR created_at >= $1::timestamptz)
-       AND ($2::text IS NULL OR idempotency_key = $2::text)
-       AND ($3::text IS NULL OR (created_at, id) > (SELECT t.created_at, t.id FROM ${SCHEMA}.${table} t WHERE t.id = $3::text))
-       AND ($5::jsonb IS NULL OR metadata @> $5::jsonb)
-       ${byCharge}
-     ORDER BY created_at, id
-     LIMIT $4`,
-    [
-      opts.createdGte ?? null,
-      opts.idempotencyKey ?? null,
-      opts.startingAfter ?? null,
-      opts.limit + 1,
-      opts.metadata ? JSON.stringify(opts.metadata) : null,
-      ...(table === "refunds" ? [opts.charge ?? null] : []),
-    ],
-  );
-  return { rows: result.rows.slice(0, opts.limit), hasMore: result.rows.length > opts.limit };
-}
 
 /** A bigint advisory-lock key derived from a name (64 bits of sha256). */
 export function advisoryLockId(name: string): string {

@@ -5,9 +5,8 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { startProvider } from "../scripts/lib/provider-process";
-import { httpProvider } from "./client";
-import { ensureSchema } from "./store";
-import { databaseUrl } from "./test-support";
+import { ensureSchema, LEGACY_SCHEMA } from "./schema";
+import { databaseUrl, sdk, visa } from "./test-support";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -33,6 +32,22 @@ async function waitUntil(check: () => boolean, timeoutMs: number): Promise<numbe
     await new Promise((r) => setTimeout(r, 50));
   }
   return performance.now() - started;
+}
+
+/** A database of its own for one test (`name` in pg_stat_activity), dropped afterwards. */
+async function withThrowawayDatabase(work: (url: string, admin: pg.Client, name: string) => Promise<void>) {
+  const name = `provider_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: databaseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(databaseUrl());
+  url.pathname = `/${name}`;
+  try {
+    await work(url.toString(), admin, name);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
 }
 
 /** provider/main.ts as a child process, its output collected as it comes. */
@@ -86,67 +101,69 @@ describe("provider process lifecycle", () => {
 
   it("says, on stdout and not as a failure, that the database closed an idle connection", async () => {
     // A database of its own, so that ending its connections touches no other test's provider.
-    const name = `provider_test_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: databaseUrl() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(databaseUrl());
-    url.pathname = `/${name}`;
-    const { child, out, exited } = spawnMain(url.toString());
-    try {
-      await waitUntil(() => out.stdout.includes("\n"), 15_000);
-      const baseUrl = /listening on (\S+)/.exec(out.stdout)?.[1] ?? "";
-      await httpProvider({ baseUrl }).createCharge(
-        { amount: 1, currency: "usd", paymentMethod: "pm_card_visa" },
-        "idle-then-cut",
-      );
-      const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
-        [name],
-      );
-      expect(rowCount).toBeGreaterThan(0);
-      await waitUntil(() => out.stdout.includes("closed an idle connection (57P01)"), 5_000);
-      expect(out.stderr).toBe("");
-    } finally {
-      child.kill("SIGTERM");
-      await exited;
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
+    await withThrowawayDatabase(async (url, admin, name) => {
+      const { child, out, exited } = spawnMain(url);
+      try {
+        await waitUntil(() => out.stdout.includes("\n"), 15_000);
+        const baseUrl = /listening on (\S+)/.exec(out.stdout)?.[1] ?? "";
+        await sdk(baseUrl).paymentIntents.create(visa, { idempotencyKey: "idle-then-cut" });
+        const { rowCount } = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+          [name],
+        );
+        expect(rowCount).toBeGreaterThan(0);
+        await waitUntil(() => out.stdout.includes("closed an idle connection (57P01)"), 5_000);
+        expect(out.stderr).toBe("");
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    });
   }, 30_000);
 
   it("several providers starting at once on an EMPTY database all come up (schema creation is serialized)", async () => {
     // A throwaway database, so the schema really is created concurrently from scratch.
-    const name = `provider_test_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: databaseUrl() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(databaseUrl());
-      url.pathname = `/${name}`;
+    await withThrowawayDatabase(async (url) => {
       // In-process first: eight racing ensureSchema calls overlap far more tightly than process starts.
-      const pools = Array.from(
-        { length: 8 },
-        () => new pg.Pool({ connectionString: url.toString(), max: 1 }),
-      );
+      const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: url, max: 1 }));
       try {
         await Promise.all(pools.map((pool) => ensureSchema(pool)));
       } finally {
         await Promise.all(pools.map((pool) => pool.end()));
       }
       const providers = await Promise.all(
-        Array.from({ length: 4 }, () => startProvider({ databaseUrl: url.toString() })),
+        Array.from({ length: 4 }, () => startProvider({ databaseUrl: url })),
       );
-      const charge = await httpProvider({ baseUrl: providers[0]?.url ?? "" }).createCharge(
-        { amount: 1, currency: "usd", paymentMethod: "pm_card_visa" },
-        "fresh-db",
-      );
-      expect(await httpProvider({ baseUrl: providers[3]?.url ?? "" }).getCharge(charge.id)).toEqual(charge);
+      const pi = await sdk(providers[0]?.url ?? "").paymentIntents.create(visa, {
+        idempotencyKey: "fresh-db",
+      });
+      expect(await sdk(providers[3]?.url ?? "").paymentIntents.retrieve(pi.id)).toEqual(pi);
       await Promise.all(providers.map((p) => p.stop()));
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
+    });
+  }, 30_000);
+
+  it("moves the tables of the first wire format (/v1/charges) aside into payment_provider_v1, keeping their rows", async () => {
+    await withThrowawayDatabase(async (url) => {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        await db.query(`CREATE SCHEMA payment_provider;
+          CREATE TABLE payment_provider.charges (id text PRIMARY KEY, request_fingerprint text NOT NULL);
+          CREATE TABLE payment_provider.idempotency_keys (key text PRIMARY KEY);
+          INSERT INTO payment_provider.charges VALUES ('ch_old', 'f')`);
+        const p = await startProvider({ databaseUrl: url });
+        try {
+          expect((await sdk(p.url).paymentIntents.create(visa)).status).toBe("succeeded");
+        } finally {
+          await p.stop();
+        }
+        expect((await db.query(`SELECT id FROM ${LEGACY_SCHEMA}.charges`)).rows).toEqual([{ id: "ch_old" }]);
+        const moved = await db.query(`SELECT to_regclass('${LEGACY_SCHEMA}.idempotency_keys') AS t`);
+        expect(moved.rows[0]?.t).not.toBeNull();
+      } finally {
+        await db.end();
+      }
+    });
   }, 30_000);
 
   it("rejects with a message naming the variable when no database is configured", async () => {
@@ -190,12 +207,11 @@ describe("provider process lifecycle", () => {
     const url = databaseUrl();
     const p = await startProvider({ databaseUrl: url });
     try {
-      const provider = httpProvider({ baseUrl: p.url });
       // pm_card_slow keeps its transaction open about 2 s, idle between two statements.
-      const slow = provider
-        .createCharge(
-          { amount: 100, currency: "eur", paymentMethod: "pm_card_slow" },
-          `k-${randomBytes(6).toString("hex")}`,
+      const slow = sdk(p.url)
+        .paymentIntents.create(
+          { ...visa, payment_method: "pm_card_slow" },
+          { idempotencyKey: `k-${randomBytes(6).toString("hex")}` },
         )
         .catch((error: unknown) => error);
       const admin = new pg.Client(url);

@@ -1,132 +1,134 @@
 /**
- * HTTP API of the fake payment provider (node:http only). See provider/README.md.
+ * The simulator's HTTP API: Stripe's v1 routes a checkout uses (node:http only). See README.md.
  */
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
-import { z } from "zod";
-import { authorizedBy, providerAuth } from "./auth";
+import { authorizedBy, bearer, providerAuth } from "./auth";
+import { type EventRecorder, type EventRequest, listEvents } from "./events";
 import { type FaultConfig, type FaultPlan, FaultSyntaxError, NO_FAULT_CONFIG, planFaults } from "./faults";
+import { type FormObject, parseForm } from "./form";
 import {
-  apiError,
-  fingerprintOf,
   header,
-  IdempotencyKey,
-  idempotencyKeyInFlight,
-  idempotencyKeyInUse,
-  idempotencyKeyRequired,
-  invalidBody,
-  ListQuery,
-  listReply,
-  Metadata,
   methodNotAllowed,
+  notFound,
+  paramReply,
   type Reply,
-  readJson,
+  readForm,
   safeDecode,
   send,
+  stripeError,
+  unrecognizedUrl,
 } from "./http";
-import { refundRoutes } from "./refund-routes";
+import { runIdempotent } from "./idempotency";
+import { createdFilter, listPage, listReply, pageParams } from "./lists";
+import { API_VERSION } from "./objects";
+import { Params } from "./params";
 import {
-  type ChargeRow,
-  createChargeOnce,
-  findCharge,
-  listCharges,
-  type NewCharge,
-  type StoredResponse,
-} from "./store";
+  cancelIntent,
+  captureIntent,
+  confirmIntent,
+  createIntent,
+  type IntentContext,
+  readCancel,
+  readCapture,
+  readConfirm,
+  readCreate,
+} from "./payment-intents";
+import { SCHEMA } from "./pg";
+import { createRefund, findRefund, listRefunds, readRefund } from "./refunds";
+import { searchIntents } from "./search";
 
 export interface ProviderServerOptions {
   pool: Pool;
-  /** Random / global faults (env PROVIDER_FAULTS); applied to POST /v1/charges and /v1/refunds only. */
+  /** Random / global faults (env PROVIDER_FAULTS); applied to every POST under /v1. */
   faults?: FaultConfig;
   /** /v1/* requires `Authorization: Bearer <secret>`; unset: any `sk_test_` key (./auth.ts). */
   secret?: string;
-  /** Idempotency keys are forgotten after this, like a real provider's (default: kept forever). */
+  /** Idempotency keys are forgotten after this, like Stripe's after 24 h (default: kept forever). */
   keyRetentionSeconds?: number;
   /** How long `pm_card_slow` takes (default 2000 ms). */
   slowCardMs?: number;
+  /** Webhook endpoints: how many each event waits for, and the nudge after a commit that wrote events. */
+  webhooks?: { endpoints: number; notify(): void };
   /** Called with unexpected errors (default: console.error). */
   onError?: (err: unknown) => void;
 }
 
-type Outcome = Pick<NewCharge, "status" | "failureCode" | "failureMessage"> & { delay: boolean };
+/** What a route gets of its request. */
+interface Call {
+  req: IncomingMessage;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  key: string | undefined;
+  request: EventRequest;
+}
 
-const SUCCEEDED: Outcome = { status: "succeeded", failureCode: null, failureMessage: null, delay: false };
-const PAYMENT_METHODS: ReadonlyMap<string, Outcome> = new Map([
-  ["pm_card_visa", SUCCEEDED],
-  ["pm_card_slow", { ...SUCCEEDED, delay: true }],
-  [
-    "pm_card_declined",
-    {
-      status: "declined",
-      failureCode: "card_declined",
-      failureMessage: "Your card was declined.",
-      delay: false,
-    },
-  ],
-]);
-
-const CreateChargeBody = z.strictObject({
-  amount: z.number().int().positive().max(99_999_999_999),
-  currency: z
-    .string()
-    .regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
-    .transform((c) => c.toLowerCase()),
-  payment_method: z.string().min(1).max(255),
-  metadata: Metadata.optional(),
-});
-type CreateChargeBody = z.infer<typeof CreateChargeBody>;
+const INTENT_ACTION = /^\/v1\/payment_intents\/([^/]+)\/(confirm|capture|cancel)$/;
+const INTENT = /^\/v1\/payment_intents\/([^/]+)$/;
+const REFUND = /^\/v1\/refunds\/([^/]+)$/;
+const EVENT = /^\/v1\/events\/([^/]+)$/;
 
 export function createProviderServer(options: ProviderServerOptions): Server {
+  const { pool } = options;
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
   const auth = providerAuth(options.secret);
-  const refunds = refundRoutes(options);
+  const recorder: EventRecorder = { endpoints: options.webhooks?.endpoints ?? 0 };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://provider.invalid");
     const path = url.pathname.replace(/\/+$/, "") || "/";
+    const requestId = `req_${randomBytes(7).toString("hex")}`;
+    const common: Record<string, string> = {
+      "request-id": requestId,
+      "stripe-version": header(req, "stripe-version") ?? API_VERSION,
+    };
+    const key = header(req, "idempotency-key");
+    if (key !== undefined) common["idempotency-key"] = key;
 
     if (path === "/health") {
       send(res, req.method === "GET" ? { status: 200, body: { ok: true } } : methodNotAllowed("GET"));
       return;
     }
     if (!path.startsWith("/v1/")) {
-      send(res, apiError(404, "invalid_request_error", `Unrecognized request URL (${req.method} ${path})`));
+      send(res, unrecognizedUrl(req.method, path), common);
       return;
     }
-    if (!authorizedBy(auth, req.headers.authorization)) {
-      send(res, {
-        ...apiError(
-          401,
-          "authentication_error",
-          auth.kind === "secret"
-            ? "Invalid or missing API key: send Authorization: Bearer <secret>"
-            : "Invalid or missing API key: send Authorization: Bearer sk_test_…",
-        ),
-        headers: { "www-authenticate": "Bearer" },
-      });
+    const denied = authenticate(req.headers.authorization);
+    if (denied) {
+      send(res, denied, common);
       return;
     }
 
-    const isCreate = req.method === "POST" && (path === "/v1/charges" || path === "/v1/refunds");
+    const method = req.method ?? "GET";
     let plan: FaultPlan;
     try {
-      plan = planFaults(header(req, "x-provider-fault"), isCreate ? faults : null);
+      plan = planFaults(header(req, "x-provider-fault"), method === "POST" ? faults : null);
     } catch (err) {
       if (!(err instanceof FaultSyntaxError)) throw err;
-      send(res, apiError(400, "invalid_request_error", err.message));
+      send(res, stripeError(400, "invalid_request_error", err.message), common);
       return;
     }
 
     let reply: Reply;
     if (plan.error !== null) {
-      // Before doing anything: nothing is stored.
-      reply = apiError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
+      // Before doing anything: nothing is stored, and the same request may be sent again.
+      reply = stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
       if (plan.error === 503) reply.headers = { "retry-after": "1" };
     } else {
-      reply = await route(req, path, url.searchParams);
+      const call = {
+        req,
+        method,
+        path,
+        query: url.searchParams,
+        key,
+        request: { id: requestId, idempotencyKey: key ?? null },
+      };
+      reply = await route(call);
     }
 
     if (plan.latencyMs > 0) await sleep(plan.latencyMs);
@@ -137,141 +139,157 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       else socket.destroy();
       return;
     }
-    send(res, reply);
+    send(res, reply, common);
   }
 
-  async function route(req: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> {
-    if (path === "/v1/charges") {
-      if (req.method === "POST") return createCharge(req);
-      if (req.method === "GET") return list(query);
+  function authenticate(authorization: string | undefined): Reply | null {
+    if (authorizedBy(auth, authorization)) return null;
+    const key = bearer(authorization);
+    const message =
+      key === undefined
+        ? "You did not provide an API key. You need to provide your API key in the Authorization header, " +
+          "using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY')."
+        : `Invalid API Key provided: ${key.slice(0, 8)}${"*".repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`;
+    return {
+      ...stripeError(401, "invalid_request_error", message),
+      headers: { "www-authenticate": 'Bearer realm="Stripe"' },
+    };
+  }
+
+  async function route(call: Call): Promise<Reply> {
+    try {
+      return await dispatch(call);
+    } catch (err) {
+      const reply = paramReply(err);
+      if (reply) return reply;
+      throw err;
+    }
+  }
+
+  async function dispatch(call: Call): Promise<Reply> {
+    const { method, path } = call;
+    if (path === "/v1/payment_intents") {
+      if (method === "POST") return post(call, readCreate, (ctx, input) => createIntent(ctx, input));
+      if (method === "GET") return list(call, "payment_intents", "payment_intent", listIntentParams);
       return methodNotAllowed("GET, POST");
     }
-    if (path === "/v1/refunds" || path.startsWith("/v1/refunds/")) return refunds.route(req, path, query);
-    const match = /^\/v1\/charges\/([^/]+)$/.exec(path);
-    if (match?.[1] !== undefined) {
-      if (req.method !== "GET") return methodNotAllowed("GET");
-      const id = safeDecode(match[1]);
-      const charge = await findCharge(options.pool, id);
-      return charge
-        ? { status: 200, body: chargeToWire(charge) }
-        : apiError(404, "invalid_request_error", `No such charge: '${id}'`, { code: "resource_missing" });
+    if (path === "/v1/payment_intents/search") {
+      if (method !== "GET") return methodNotAllowed("GET");
+      return searchIntents(pool, queryParams(call));
     }
-    return apiError(404, "invalid_request_error", `Unrecognized request URL (${req.method} ${path})`);
+    const action = INTENT_ACTION.exec(path);
+    if (action?.[1] && action[2]) {
+      if (method !== "POST") return methodNotAllowed("POST");
+      const id = safeDecode(action[1]);
+      if (action[2] === "confirm")
+        return post(call, readConfirm, (ctx, input) => confirmIntent(ctx, id, input));
+      if (action[2] === "capture")
+        return post(call, readCapture, (ctx, input) => captureIntent(ctx, id, input));
+      return post(call, readCancel, (ctx, input) => cancelIntent(ctx, id, input));
+    }
+    const intent = INTENT.exec(path);
+    if (intent?.[1]) {
+      if (method !== "GET") return methodNotAllowed("GET");
+      queryParams(call).only();
+      return retrieve("payment_intents", "payment_intent", safeDecode(intent[1]));
+    }
+    if (path === "/v1/refunds") {
+      if (method === "POST") return post(call, readRefund, (ctx, input) => createRefund(ctx, input));
+      if (method === "GET") return listReply("/v1/refunds", await listRefunds(pool, queryParams(call)));
+      return methodNotAllowed("GET, POST");
+    }
+    const refund = REFUND.exec(path);
+    if (refund?.[1]) {
+      if (method !== "GET") return methodNotAllowed("GET");
+      queryParams(call).only();
+      return findRefund(pool, safeDecode(refund[1]));
+    }
+    if (path === "/v1/events") {
+      if (method !== "GET") return methodNotAllowed("GET");
+      return listReply("/v1/events", await listEvents(pool, queryParams(call)));
+    }
+    const event = EVENT.exec(path);
+    if (event?.[1]) {
+      if (method !== "GET") return methodNotAllowed("GET");
+      queryParams(call).only();
+      return retrieve("events", "event", safeDecode(event[1]));
+    }
+    return unrecognizedUrl(method, path);
   }
 
-  async function createCharge(req: IncomingMessage): Promise<Reply> {
-    const key = IdempotencyKey.safeParse(header(req, "idempotency-key"));
-    if (!key.success) return idempotencyKeyRequired("POST /v1/charges");
-
-    const raw = await readJson(req);
-    if (!raw.ok) return raw.reply;
-    const parsed = CreateChargeBody.safeParse(raw.value);
-    if (!parsed.success) return invalidBody(parsed.error);
-    const params = parsed.data;
-    const outcome = PAYMENT_METHODS.get(params.payment_method);
-    if (!outcome) {
-      return apiError(
-        400,
-        "invalid_request_error",
-        `Unknown payment method '${params.payment_method}' (use pm_card_visa, pm_card_declined or pm_card_slow)`,
-        { code: "payment_method_unknown", param: "payment_method" },
-      );
-    }
-
-    const result = await createChargeOnce(options.pool, {
-      key: key.data,
-      fingerprint: fingerprint(params),
-      charge: {
-        amount: params.amount,
-        currency: params.currency,
-        paymentMethod: params.payment_method,
-        metadata: params.metadata ?? {},
-        status: outcome.status,
-        failureCode: outcome.failureCode,
-        failureMessage: outcome.failureMessage,
+  /**
+   * A POST: its form read and checked (a refusal stores nothing), then its work once per
+   * Idempotency-Key, in one transaction with the key's stored answer.
+   */
+  async function post<T>(
+    call: Call,
+    read: (params: Params) => T,
+    work: (ctx: IntentContext, input: T) => Promise<Reply>,
+  ): Promise<Reply> {
+    const body = await readForm(call.req);
+    if (!body.ok) return body.reply;
+    const input = read(new Params(body.form));
+    let ran = false;
+    const outcome = await runIdempotent(
+      pool,
+      {
+        key: call.key,
+        method: call.method,
+        path: call.path,
+        params: body.form,
+        retentionSeconds: options.keyRetentionSeconds,
       },
-      holdMs: outcome.delay ? slowCardMs : 0,
-      render: renderCreated,
-      retentionSeconds: options.keyRetentionSeconds,
-    });
-
-    switch (result.kind) {
-      case "created":
-        return result.response;
-      case "replayed":
-        return {
-          // A new charge answers 201, its replay 200; a decline is 402 both times.
-          status: result.response.status === 201 ? 200 : result.response.status,
-          body: result.response.body,
-          headers: { "idempotent-replayed": "true" },
-        };
-      case "mismatch":
-        return idempotencyKeyInUse(key.data);
-      case "in_flight":
-        return idempotencyKeyInFlight(key.data);
-    }
+      async (client) => {
+        ran = true;
+        return { reply: await work({ client, request: call.request, recorder, slowCardMs }, input) };
+      },
+    );
+    if (ran && options.webhooks) options.webhooks.notify();
+    return outcome.reply;
   }
 
-  function list(query: URLSearchParams): Promise<Reply> {
-    return listReply(query, ListQuery, async (q, metadata) => {
-      const page = await listCharges(options.pool, {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        createdGte: q.created_gte,
-        idempotencyKey: q.idempotency_key,
-        metadata,
-      });
-      return { data: page.charges.map(chargeToWire), hasMore: page.hasMore };
-    });
+  function queryParams(call: Call): Params {
+    return new Params(parseForm(call.query) as FormObject);
+  }
+
+  async function list(
+    call: Call,
+    table: "payment_intents",
+    noun: string,
+    read: (params: Params, values: unknown[]) => string[],
+  ): Promise<Reply> {
+    const params = queryParams(call);
+    const values: unknown[] = [];
+    const where = read(params, values);
+    const page = await listPage(pool, { table, noun, where, values }, pageParams(params));
+    return listReply(`/v1/${table}`, page);
+  }
+
+  async function retrieve(table: "payment_intents" | "events", noun: string, id: string): Promise<Reply> {
+    const found = await pool.query<{ object: unknown }>(
+      `SELECT object FROM ${SCHEMA}.${table} WHERE id = $1`,
+      [id],
+    );
+    const row = found.rows[0];
+    return row ? { status: 200, body: row.object } : notFound(noun, id, "id");
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       onError(err);
       if (!res.headersSent && !res.destroyed)
-        send(res, apiError(500, "api_error", "Internal provider error"));
+        send(res, stripeError(500, "api_error", "Internal provider error"));
       else res.destroy();
     });
   });
-  // Longer than undici's default keep-alive so the client, not the server, closes idle sockets.
+  // Longer than the clients' idle keep-alive so the client, not the server, closes idle sockets.
   server.keepAliveTimeout = 10_000;
   return server;
 }
 
-export function chargeToWire(charge: ChargeRow) {
-  return {
-    id: charge.id,
-    object: "charge",
-    amount: charge.amount,
-    currency: charge.currency,
-    payment_method: charge.paymentMethod,
-    status: charge.status,
-    failure_code: charge.failureCode,
-    failure_message: charge.failureMessage,
-    metadata: charge.metadata,
-    idempotency_key: charge.idempotencyKey,
-    created_at: charge.createdAt.toISOString(),
-  };
-}
-
-function renderCreated(charge: ChargeRow): StoredResponse {
-  const wire = chargeToWire(charge);
-  if (charge.status === "succeeded") return { status: 201, body: wire };
-  return {
-    status: 402,
-    body: {
-      error: {
-        type: "card_error",
-        code: charge.failureCode,
-        message: charge.failureMessage,
-        charge: charge.id,
-      },
-      charge: wire,
-    },
-  };
-}
-
-/** Canonical fingerprint of the parameters: same key + same fingerprint = replay. */
-function fingerprint(params: CreateChargeBody): string {
-  return fingerprintOf([params.amount, params.currency, params.payment_method], params.metadata);
+/** `GET /v1/payment_intents`: `created` and the list's cursors (Stripe's `customer` filter has no customers here). */
+function listIntentParams(params: Params, values: unknown[]): string[] {
+  params.only("limit", "starting_after", "ending_before", "created");
+  const created = createdFilter(params, values);
+  return created ? [created] : [];
 }

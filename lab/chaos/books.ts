@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type Charge, httpProvider, type Refund } from "../../provider/client";
+import { type Charge, httpProvider, type Refund } from "../../server/provider";
 import type { Mismatch } from "../../server/reconciler";
 
 /** A payment of ours with its key and its ledger, read straight from PostgreSQL. */

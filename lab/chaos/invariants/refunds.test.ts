@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Charge, Refund } from "../../../provider/client";
+import type { Charge, Refund } from "../../../server/provider";
 import type { Books, OurRefund } from "../books";
 import { Journal, type RefundAnswer } from "../journal";
 import { noRefundBookedWithoutProvider, providerRefundsBooked, refundAnswersBooked } from "./refunds-booked";

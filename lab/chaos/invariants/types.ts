@@ -1,4 +1,4 @@
-import type { Charge } from "../../../provider/client";
+import type { Charge } from "../../../server/provider";
 import type { Books, OurPayment, Report } from "../books";
 import type { Journal } from "../journal";
 
