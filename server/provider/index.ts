@@ -6,7 +6,13 @@ import { env } from "../env";
  * provider only through the PaymentProvider interface; an adapter for another provider (Stripe's
  * SDK, say) implements it and is returned here instead of the HTTP client of the simulator.
  */
-export type { Charge, PaymentProvider, Refund } from "../../provider/client";
+export type {
+  Charge,
+  CreateChargeInput,
+  CreateRefundInput,
+  PaymentProvider,
+  Refund,
+} from "../../provider/client";
 export { httpProvider, isProviderError, ProviderError } from "../../provider/client";
 
 /** What refunds need of the provider. */
