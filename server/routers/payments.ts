@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { env } from "../env";
 import { IDEMPOTENCY_DEFAULTS, idempotency } from "../keys";
+import { createPaymentPhase, executePayment, PAYMENT_PROCEDURE } from "../payments/operation";
 import { getPaymentForAccount } from "../payments/orders";
-import { createPaymentPhase, executePayment, PAYMENT_PROCEDURE } from "../payments/phases";
 import { paymentView } from "../payments/views";
 import { paymentProvider } from "../provider";
 import { admittedBy, authedProcedure, idempotentProcedure, router } from "../trpc";

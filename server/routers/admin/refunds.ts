@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "../../env";
 import { IDEMPOTENCY_DEFAULTS, idempotency } from "../../keys";
 import { paymentProvider } from "../../provider";
-import { executeRefund, operatorsAccount, REFUND_PROCEDURE, ZRefund } from "../../refunds";
+import { operatorsAccount, REFUND_PROCEDURE, refund, ZRefund } from "../../refunds";
 import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
 import { audited } from "./audited";
@@ -62,12 +62,11 @@ export const adminRefundsRouter = router({
     .mutation(
       idempotency.replayable(({ ctx, input }) =>
         audited(ctx, "refunds.create", `payment ${input.paymentId}`, () =>
-          executeRefund(
+          refund.execute(
             { prisma: ctx.prisma, provider: ctx.provider ?? paymentProvider() },
             ctx.idempotency,
-            input,
+            { ...input, createdBy: ctx.adminActor },
             {
-              createdBy: ctx.adminActor,
               providerFault: env.isProduction
                 ? undefined
                 : (ctx.reqHeaders.get("x-provider-fault") ?? undefined),
