@@ -62,6 +62,27 @@ export const ZEnv = z
     DIRECT_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     PAYMENT_PROVIDER_URL: z.url({ protocol: /^https?$/ }).optional(),
     PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
+    /** The provider's webhook signing secrets, comma-separated: during a rotation, the new and the old. */
+    PAYMENT_PROVIDER_WEBHOOK_SECRETS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? "")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=_-]{8,}$/, "must be whsec_ secrets, comma-separated")),
+      ),
+    /** How far back each catch-up pass reads the provider's events list, and how often it runs. */
+    PROVIDER_EVENTS_LOOKBACK_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(3600),
+    PROVIDER_EVENTS_CATCH_UP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     ADMIN_TOKEN: z
       .string()
       .min(8)
@@ -224,6 +245,18 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
       "the provider's secret key, sent as `Authorization: Bearer`; the provider's own `PROVIDER_SECRET` (in production it takes only that key)",
     default:
       "unset: `npm start` makes one per run for the provider it starts; `sk_test_…` outside production",
+  },
+  PAYMENT_PROVIDER_WEBHOOK_SECRETS: {
+    description:
+      "the signing secrets (`whsec_…`, comma-separated) of the provider's webhooks to `POST /api/webhooks/stripe`; during a rotation both the new and the old",
+    default: "unset: every webhook is refused (401); `npm run dev|start` set one for the provider they start",
+  },
+  PROVIDER_EVENTS_LOOKBACK_SECONDS: {
+    description:
+      "how far back each catch-up pass reads the provider's events list for events no webhook brought",
+  },
+  PROVIDER_EVENTS_CATCH_UP_SECONDS: {
+    description: "how often the catch-up of the provider's events runs (each server and worker process)",
   },
   ADMIN_TOKEN: {
     description:

@@ -6,6 +6,7 @@ import { completerOptions } from "./operation";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
 import { payment } from "./payments/operation";
 import { type PaymentProvider, paymentProvider } from "./provider";
+import { catchUpProviderEvents } from "./provider-events";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
 import { refund } from "./refunds";
@@ -17,7 +18,7 @@ interface Job {
 }
 
 /**
- * The background work of a server or worker process: the completers (payments, refunds), the key sweep, counter
+ * The background work of a server or worker process: the completers (payments, refunds), the provider events' catch-up, the key sweep, counter
  * flushing, a periodic reconciliation, the outbox relay and the receipts consumer. Each job never
  * overlaps itself; every one is safe to run in several processes at once.
  */
@@ -36,6 +37,15 @@ export function startBackgroundJobs(
       name: "refund completer",
       everyMs: 2_000,
       run: () => refund.complete({ prisma, provider }, completerOptions()),
+    },
+    {
+      name: "provider events catch-up",
+      everyMs: env.PROVIDER_EVENTS_CATCH_UP_SECONDS * 1000,
+      run: () =>
+        catchUpProviderEvents(
+          { prisma, provider },
+          { lookbackSeconds: env.PROVIDER_EVENTS_LOOKBACK_SECONDS },
+        ),
     },
     { name: "sweep", everyMs: 60_000, run: () => idempotency.sweep(prisma) },
     {

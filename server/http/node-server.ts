@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { installPeerAddress } from "../auth/peer-address";
+import { db } from "../db";
 import { errorField, logger } from "../log";
+import { paymentProvider } from "../provider";
 import { OPENAPI_PATH, openApiDocument } from "./openapi";
+import { handleProviderWebhook, PROVIDER_WEBHOOK_PATH } from "./provider-webhook";
 import { handleRestRequest, REST_PREFIX } from "./rest-handler";
 import { handleTrpcRequest } from "./trpc-handler";
 
@@ -25,11 +28,13 @@ export function createApiServer(router?: AnyTRPCRouter): Server {
   });
 }
 
-/** The API routes of the Next app: the REST surface, its OpenAPI document, and tRPC. */
+/** The API routes of the Next app: the REST surface, its OpenAPI document, the provider's webhook, and tRPC. */
 function route(req: Request, router?: AnyTRPCRouter): Promise<Response> | Response {
   const { pathname } = new URL(req.url);
   if (pathname.startsWith(`${REST_PREFIX}/`)) return handleRestRequest(req, router);
   if (pathname === OPENAPI_PATH) return Response.json(openApiDocument());
+  if (pathname === PROVIDER_WEBHOOK_PATH)
+    return handleProviderWebhook(req, { prisma: db, provider: paymentProvider });
   return handleTrpcRequest(req, router);
 }
 

@@ -113,6 +113,18 @@ export const PROBLEM_TYPES = {
     description:
       "The database could not be reached (a failover or restart). Not stored: retry with the same Idempotency-Key after `Retry-After` seconds.",
   },
+  "webhook-signature-invalid": {
+    status: 400,
+    title: "Webhook signature invalid",
+    description:
+      "`POST /api/webhooks/stripe`: the `Stripe-Signature` header is missing, does not match the raw body under any configured secret, or is older than five minutes. Nothing was changed.",
+  },
+  "event-not-applied": {
+    status: 503,
+    title: "Event not applied yet",
+    description:
+      "`POST /api/webhooks/stripe`: the event's payment or refund could not be settled now (the database or the provider did not answer). Nothing was recorded: deliver the event again.",
+  },
   "internal-error": {
     status: 500,
     title: "Internal server error",

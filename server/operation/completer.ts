@@ -1,4 +1,5 @@
 import { DEFAULT_BACKOFF, type DriveOutcome } from "@idempotent-checkout/idempotency/admin";
+import type { Sql } from "@idempotent-checkout/idempotency/sql";
 import type { Db } from "../db";
 import { env } from "../env";
 import { type AbandonedKey, idempotency, type RecoveryBackoff } from "../keys";
@@ -11,6 +12,8 @@ export interface OperationCompleterOptions {
    */
   abandonAfterSeconds?: number;
   limit?: number;
+  /** A write committed with the completion of the key driven (a re-drive's; see AttemptOptions). */
+  alongside?: Sql;
 }
 
 /**

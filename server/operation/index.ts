@@ -5,5 +5,6 @@ export {
   type KeyedOperationDefinition,
   keyedOperation,
   type Refusal,
+  writeAlongside,
 } from "./keyed-operation";
 export { askProvider } from "./provider-call";

@@ -1,5 +1,5 @@
 import { LeaseLostError } from "@idempotent-checkout/idempotency";
-import { raw, sql } from "@idempotent-checkout/idempotency/sql";
+import { raw, type Sql, sql } from "@idempotent-checkout/idempotency/sql";
 import type { TRPCError } from "@trpc/server";
 import { type Db, rawQuery, type Tx } from "../db";
 import { failpoint } from "../failpoints";
@@ -14,6 +14,11 @@ export interface AttemptOptions {
   abandonAfterSeconds?: number;
   /** Test set-ups may ask the provider for a fault (latency, 5xx, drop) on this request. */
   providerFault?: string;
+  /**
+   * A write that commits with the key's completion, whichever way it ends (a provider event
+   * recorded in the transaction that applies it). Written only when this attempt completes the key.
+   */
+  alongside?: Sql;
 }
 
 /** Why the provider refused an operation's request for good. */
@@ -76,8 +81,11 @@ export interface KeyedOperationDefinition<
   abandoned: (row: TRow) => TRPCError;
   /** The answer for a definite refusal, its figures from the provider's own records. */
   refused: (deps: TDeps, row: TRow, refusal: Refusal) => Promise<TRPCError>;
-  /** Phase 3: what the provider made, settled and booked with the key's completion. */
-  finish: (deps: TDeps, owner: KeyOwner, row: TRow, made: TMade) => Promise<TResult>;
+  /**
+   * Phase 3: what the provider made, settled and booked with the key's completion, `alongside`
+   * (when given) in the same transaction.
+   */
+  finish: (deps: TDeps, owner: KeyOwner, row: TRow, made: TMade, alongside?: Sql) => Promise<TResult>;
 }
 
 /**
@@ -118,7 +126,10 @@ export function keyedOperation<
     if (found?.abandonable) {
       const answer = op.abandoned(row);
       return owner.fail(answer, (tx) =>
-        endFailed(tx, op.rows, row.id, "abandoned", answer.message, { onlyIfNeverRequested: true }),
+        endFailed(tx, op.rows, row.id, "abandoned", answer.message, {
+          onlyIfNeverRequested: true,
+          alongside: opts.alongside,
+        }),
       );
     }
     const earlier = resumed ? await askProvider(() => findEarlier(deps, row), op.provider.inFlight) : null;
@@ -135,9 +146,11 @@ export function keyedOperation<
     failpoint(op.failpoints.provider);
     if ("refused" in outcome) {
       const answer = await op.refused(deps, row, outcome);
-      return owner.fail(answer, (tx) => endFailed(tx, op.rows, row.id, outcome.code, outcome.refused));
+      return owner.fail(answer, (tx) =>
+        endFailed(tx, op.rows, row.id, outcome.code, outcome.refused, { alongside: opts.alongside }),
+      );
     }
-    return op.finish(deps, owner, row, op.provider.check(outcome.made, row));
+    return op.finish(deps, owner, row, op.provider.check(outcome.made, row), opts.alongside);
   }
 
   /** The oldest thing the provider made for this row; any other is a duplicate for the reconciler. */
@@ -155,6 +168,7 @@ export function keyedOperation<
     execute: (deps, key, opts) =>
       execute(deps, key.owner, op.requestOf(key), {
         abandonAfterSeconds: opts.abandonAfterSeconds ?? op.abandonAfterSeconds,
+        alongside: opts.alongside,
       }),
   });
   return { procedure: op.procedure, createdPoint: op.createdPoint, execute, ...completer };
@@ -170,7 +184,7 @@ async function endFailed(
   id: string,
   failureCode: string,
   failureMessage: string,
-  opts: { onlyIfNeverRequested?: boolean } = {},
+  opts: { onlyIfNeverRequested?: boolean; alongside?: Sql | undefined } = {},
 ) {
   const { table, column } = rows.mark;
   const never = opts.onlyIfNeverRequested ? sql`AND ${raw(column)} IS NULL` : sql``;
@@ -182,4 +196,10 @@ async function endFailed(
         RETURNING id`,
   );
   if (ended.length !== 1) throw new LeaseLostError();
+  await writeAlongside(tx, opts.alongside);
+}
+
+/** The caller's write that commits with the key's completion (none given: nothing). */
+export async function writeAlongside(tx: Tx, alongside: Sql | undefined) {
+  if (alongside) await rawQuery(tx, alongside);
 }

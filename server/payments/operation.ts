@@ -1,12 +1,17 @@
-import { isRequirementFailure, type Sql, sql } from "@idempotent-checkout/idempotency/sql";
+import {
+  isRequirementFailure,
+  type Sql,
+  type StatementWrites,
+  sql,
+} from "@idempotent-checkout/idempotency/sql";
 import { type Db, newId, rawQuery, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import type { FirstPhase, KeyOwner } from "../keys";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING } from "../ledger";
-import { keyedOperation } from "../operation";
+import { keyedOperation, writeAlongside } from "../operation";
 import { recordPaymentEvent } from "../outbox";
 import type { Charge, CreateChargeInput, PaymentProvider } from "../provider";
-import { settleAndBook, settleDeclined } from "./settle";
+import { settleAndBook, settleUnpaid } from "./settle";
 import { PAYMENT_COLUMNS, type PaymentRow, type TrackedPayment, trackedFromRow } from "./tracked";
 import { paymentView, type TPaymentView } from "./views";
 
@@ -96,27 +101,49 @@ export function executePayment(
   return payment.execute(deps, owner, { ...request, accountId }, opts);
 }
 
-/** Phase 3: a decline is stored and replayed; a charge is booked with the key's completion. */
+/**
+ * Phase 3: a decline is stored and replayed; a payment the provider canceled ends failed (nothing
+ * taken); one it has not finished (awaiting authentication, processing) is not an answer yet; a
+ * charge is booked with the key's completion. `alongside` commits with the completion.
+ */
 async function finishPayment(
   deps: PaymentDeps,
   owner: KeyOwner,
   row: TrackedPayment,
   charge: Charge,
+  alongside?: Sql,
 ): Promise<TPaymentView> {
+  if (charge.status === "pending") throw domainErrors.paymentInFlightAtProvider(5);
   if (charge.status === "declined") {
     return owner.fail(
       domainErrors.paymentDeclined(row, charge.failureCode, charge.failureMessage),
-      async (tx) => recordPaymentEvent(tx, await settleDeclined(tx, row, charge), "payment.declined"),
+      async (tx) => {
+        await recordPaymentEvent(tx, await settleUnpaid(tx, row, charge, "declined"), "payment.declined");
+        await writeAlongside(tx, alongside);
+      },
+    );
+  }
+  if (charge.status === "canceled") {
+    return owner.fail(
+      domainErrors.paymentRefused(row, "the payment was canceled at the provider"),
+      async (tx) => {
+        await settleUnpaid(tx, row, { ...charge, failureCode: "canceled" }, "failed");
+        await writeAlongside(tx, alongside);
+      },
     );
   }
   const view = paymentView({ ...row, status: "succeeded", providerChargeId: charge.id });
+  const writes: StatementWrites = (b) => {
+    settleAndBook(row, charge)(b);
+    if (alongside) b.cte(alongside, "alongside");
+  };
   try {
-    return await owner.completeWith(settleAndBook(row, charge), view);
+    return await owner.completeWith(writes, view);
   } catch (error) {
     // A currency's first payment: create its house accounts, then book once more.
     if (!isRequirementFailure(error, HOUSE_ACCOUNTS_MISSING)) throw error;
     await ensureHouseAccounts(deps.prisma, row.currency);
-    return owner.completeWith(settleAndBook(row, charge), view);
+    return owner.completeWith(writes, view);
   }
 }
 

@@ -35,6 +35,7 @@ function faultOnce(fault: string): PaymentProvider {
     listCharges: (opts) => provider.client.listCharges(opts),
     createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
     listRefunds: (opts) => provider.client.listRefunds(opts),
+    listEvents: (opts) => provider.client.listEvents(opts),
   };
 }
 
@@ -191,6 +192,7 @@ describe("payments.create", () => {
       listCharges: (opts) => provider.client.listCharges(opts),
       createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
       listRefunds: (opts) => provider.client.listRefunds(opts),
+      listEvents: (opts) => provider.client.listEvents(opts),
     };
     expect((await pay(alice, key, input, gateway)).ok).toBe(false);
     const forbidden = await pay(alice, key, input, gateway);

@@ -43,6 +43,7 @@ function gatedProvider() {
     listCharges: (opts) => provider.client.listCharges(opts),
     createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
     listRefunds: (opts) => provider.client.listRefunds(opts),
+    listEvents: (opts) => provider.client.listEvents(opts),
   };
   return { client, open };
 }

@@ -50,11 +50,11 @@ export function settleAndBook(
   };
 }
 
-/** A declined charge's end, fenced by the payment's status like every other end. */
-export async function settleDeclined(tx: Tx, payment: Settling, charge: Charge) {
+/** A charge that took nothing (declined, canceled): its end, fenced by the payment's status. */
+export async function settleUnpaid(tx: Tx, payment: Settling, charge: Charge, status: "declined" | "failed") {
   const [row] = await tx.$queryRaw<(PaymentFacts & { status: string })[]>`
     UPDATE payments
-       SET status = 'declined', provider_charge_id = ${charge.id},
+       SET status = ${status}, provider_charge_id = ${charge.id},
            failure_code = ${charge.failureCode}, failure_message = ${charge.failureMessage}, updated_at = now()
      WHERE id = ${payment.id}::uuid AND status = 'pending'
     RETURNING id, order_id AS "orderId", account_id AS "accountId", amount_minor AS "amountMinor", currency,

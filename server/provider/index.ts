@@ -22,6 +22,7 @@ export type {
   CreateChargeInput,
   CreateRefundInput,
   ListChargesOptions,
+  ListedEvent,
   ListRefundsOptions,
   PaymentProvider,
   Refund,

@@ -238,6 +238,14 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
         ),
       );
     },
+    listEvents({ createdGte, types }) {
+      const list = stripe.events.list({
+        limit: pageSize,
+        created: { gte: Math.floor(createdGte.getTime() / 1000) },
+        types: [...types],
+      });
+      return read("GET /v1/events", list);
+    },
   };
 }
 

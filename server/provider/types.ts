@@ -95,6 +95,16 @@ export interface PaymentProvider {
    * refunds).
    */
   listRefunds(opts?: ListRefundsOptions): AsyncIterable<Refund>;
+  /** The events created since `createdGte` of the given types, newest first (Stripe's /v1/events). */
+  listEvents(opts: { createdGte: Date; types: readonly string[] }): AsyncIterable<ListedEvent>;
+}
+
+/** An event as the provider lists it (Stripe's Event): read by server/provider-events. */
+export interface ListedEvent {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: unknown };
 }
 
 /** What refunds need of the provider. */

@@ -4,7 +4,7 @@ import { type Db, newId, rawQuery, type Tx } from "../db";
 import { domainErrors } from "../errors";
 import type { KeyOwner } from "../keys";
 import { postRefundReversal } from "../ledger";
-import { askProvider, keyedOperation } from "../operation";
+import { askProvider, keyedOperation, writeAlongside } from "../operation";
 import { recordRefundEvent } from "../outbox";
 import type { CreateRefundInput, Refund, RefundProvider } from "../provider";
 import { refusalOf } from "./refusals";
@@ -77,8 +77,9 @@ export const refund = keyedOperation<
   },
   abandoned: (row) => domainErrors.refundAbandoned(row),
   refused: refusalAnswer,
-  finish: (_deps, owner, row, made) =>
+  finish: (_deps, owner, row, made, alongside) =>
     owner.complete(async (tx) => {
+      await writeAlongside(tx, alongside);
       const settled = await settleSucceeded(tx, row, made.id);
       await postRefundReversal(tx, {
         refundId: row.id,
