@@ -9,6 +9,7 @@ import {
   isCurrencyCode,
   minorToDecimal,
   ZCurrencyCode,
+  ZCurrencyOfAmount,
   zMoney,
 } from ".";
 
@@ -65,6 +66,9 @@ describe("the currency table, as Stripe defines it", () => {
     expect(ZCurrencyCode.safeParse("XYZ").success).toBe(false);
     expect(ZCurrencyCode.safeParse("eur").success).toBe(false);
     expect(ZCurrencyCode.parse("JPY")).toBe("JPY");
+    // An answer's currency is read back as stored: only its shape is checked on the way out.
+    expect(ZCurrencyOfAmount.safeParse("QAB").success).toBe(true);
+    expect(ZCurrencyOfAmount.safeParse("eur").success).toBe(false);
     expect(amountProblem(100, "XYZ")?.code).toBe("currency_unknown");
     // The provider speaks Stripe's lower case; the rules are the same.
     expect(amountProblem(5125, "jod")?.code).toBe("amount_not_in_steps");

@@ -8,5 +8,5 @@ export {
   isCurrencyCode,
   minorToDecimal,
 } from "./amounts";
-export { ZCurrencyCode, zMoney } from "./schemas";
+export { ZCurrencyCode, ZCurrencyOfAmount, zMoney } from "./schemas";
 export { CURRENCIES, CURRENCY_CODES, type Currency, type CurrencyCode, STRIPE_MAXIMUM_MINOR } from "./table";

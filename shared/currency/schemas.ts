@@ -11,6 +11,15 @@ export const ZCurrencyCode = z
     examples: ["EUR", "JPY"],
   });
 
+/**
+ * The currency of an amount read back (an answer's field): the shape only. Amounts are checked
+ * against the table where they enter; a row older than the table still reads, never a 500.
+ */
+export const ZCurrencyOfAmount = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .meta({ description: "ISO 4217 code of the amount's currency (decision 0175).", examples: ["EUR", "JPY"] });
+
 /** An amount of minor units valid in its currency for `use` (steps, maximum, and a charge's minimum). */
 export function zMoney(use: AmountUse = "charge") {
   return z
