@@ -3,7 +3,7 @@ import { hashPassword, verifyPassword } from "better-auth/crypto";
 import { zMoney } from "../shared/currency";
 import { DEMO_CUSTOMERS, DEMO_PASSWORD } from "./auth/demo";
 import { hashToken } from "./auth/tokens";
-import type { Db } from "./db";
+import type { Db, Tx } from "./db";
 
 export { DEMO_CUSTOMERS, DEMO_PASSWORD };
 
@@ -31,6 +31,11 @@ export function demoProducts() {
   });
 }
 
+/** Demo products added since a database was seeded (the yen one) are stocked too; the others are kept. */
+export async function stockDemoProducts(tx: Tx): Promise<void> {
+  await tx.product.createMany({ data: demoProducts(), skipDuplicates: true });
+}
+
 /**
  * Creates the demo customers, their API tokens and the catalogue on an empty database, once:
  * an advisory lock makes concurrent starts wait, and a database with any shopper is left alone.
@@ -54,8 +59,7 @@ export async function seedDemoData(prisma: Db, opts: { production: boolean }): P
           data: { id: randomUUID(), ownerId: id, providerId: "credential", providerAccountId: id, password },
         });
       }
-      // Demo products added since the database was seeded (the yen one) are stocked too.
-      await tx.product.createMany({ data: demoProducts(), skipDuplicates: true });
+      await stockDemoProducts(tx);
       return false;
     }
     for (const c of DEMO_CUSTOMERS) {
