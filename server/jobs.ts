@@ -2,12 +2,13 @@ import { type Db, db } from "./db";
 import { env, requireDatabaseUrl } from "./env";
 import { idempotency, startCounterFlush } from "./keys";
 import { errorField, logger } from "./log";
+import { completerOptions } from "./operation";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
-import { completeAbandonedPayments, completerOptions } from "./payments/completer";
+import { payment } from "./payments/operation";
 import { type PaymentProvider, paymentProvider } from "./provider";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
-import { completeAbandonedRefunds } from "./refunds";
+import { refund } from "./refunds";
 
 interface Job {
   name: string;
@@ -29,12 +30,12 @@ export function startBackgroundJobs(
     {
       name: "completer",
       everyMs: 2_000,
-      run: () => completeAbandonedPayments({ prisma, provider }, completerOptions()),
+      run: () => payment.complete({ prisma, provider }, completerOptions()),
     },
     {
       name: "refund completer",
       everyMs: 2_000,
-      run: () => completeAbandonedRefunds({ prisma, provider }, completerOptions()),
+      run: () => refund.complete({ prisma, provider }, completerOptions()),
     },
     { name: "sweep", everyMs: 60_000, run: () => idempotency.sweep(prisma) },
     {

@@ -7,9 +7,9 @@ import {
 import type { Db } from "../db";
 import { keyDb } from "../keys";
 import { outboxStats } from "../outbox/stats";
-import { completerBacklog } from "../payments/completer";
+import { payment } from "../payments/operation";
 import { latestReconciliation } from "../reconciler";
-import { REFUND_STATUSES, refundCompleterBacklog, refundsByStatus } from "../refunds";
+import { REFUND_STATUSES, refund, refundsByStatus } from "../refunds";
 import { type Metrics, metrics } from "./registry";
 
 /**
@@ -20,10 +20,10 @@ export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): P
   const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds] = await Promise.all([
     outcomeTotals(keyDb(prisma)),
     countKeysByState(keyDb(prisma)),
-    completerBacklog(prisma),
+    payment.backlog(prisma),
     outboxStats(prisma),
     latestReconciliation(prisma),
-    refundCompleterBacklog(prisma),
+    refund.backlog(prisma),
     refundsByStatus(prisma),
   ]);
   m.outcomes.reset();

@@ -4,7 +4,7 @@ import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { createTestOrder, ledgerForOrder, newKey, providerChargesForOrder } from "../test/payments";
 import { postPayment, startApiProcess } from "../test/processes";
 import { it, type TestProvider } from "../test/vitest";
-import { completeAbandonedPayments } from "./completer";
+import { completeAbandonedPayments } from "./operation";
 
 /**
  * A server process killed with SIGKILL right after each recovery point: after phase 1 (the

@@ -7,7 +7,7 @@ import { createTestAccount, type TestAccount } from "../test/fixtures";
 import { closedPort, holdingProxy } from "../test/network";
 import { createTestOrder, newKey, pay, payUntilSettled, providerChargesForOrder } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
-import { completeAbandonedPayments } from "./completer";
+import { completeAbandonedPayments } from "./operation";
 
 /** Resumed attempts, the completer's ends, and the edge cases of issue 10, in process. */
 let provider: TestProvider;

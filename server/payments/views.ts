@@ -16,6 +16,8 @@ export function paymentView(
   };
 }
 
+export type TPaymentView = ReturnType<typeof paymentView>;
+
 /** The order and its payment; the receipt, issued later by the receipts service, is added by the router. */
 export function orderView(order: Order & { items?: OrderItem[]; payments?: Payment[] }) {
   const payments = order.payments ?? [];

@@ -6,7 +6,10 @@ import { newKey } from "../test/payments";
 import { startApiProcess } from "../test/processes";
 import { paidPayment, postRefund, providerRefunds, refund, refundBooks } from "../test/refunds";
 import { it, type TestProvider } from "../test/vitest";
-import { completeAbandonedRefunds } from "./completer";
+import { refund as refundOperation } from "./operation";
+
+const completeAbandonedRefunds = refundOperation.complete;
+
 import { OPERATORS_ACCOUNT } from "./operators";
 
 /**

@@ -8,7 +8,7 @@ export interface TrackedRefund extends RefundRecord {
   providerKey: string;
   providerChargeId: string;
   /** When a refund request may last have left (the database's clock); null: none ever did. */
-  refundRequestedAt: string | null;
+  requestedAt: string | null;
 }
 export interface RefundRow {
   id: string;
@@ -37,7 +37,7 @@ export const trackedFromRow = (r: RefundRow): TrackedRefund => ({
   providerRefundId: r.provider_refund_id,
   providerKey: r.provider_key,
   providerChargeId: r.provider_charge_id,
-  refundRequestedAt: r.refund_requested_at ? new Date(r.refund_requested_at).toISOString() : null,
+  requestedAt: r.refund_requested_at ? new Date(r.refund_requested_at).toISOString() : null,
   createdAt: new Date(r.created_at),
 });
 

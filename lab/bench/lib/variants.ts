@@ -28,9 +28,8 @@ export async function extraComparisons(deps: VariantDeps): Promise<Record<string
   const { closeClient, createPrismaClient } = await import("../../../server/db");
   const { createContextInner } = await import("../../../server/context");
   const { createCaller } = await import("../../../server/root");
-  const { executePayment, createPaymentPhase, settleAndBook } = await import(
-    "../../../server/payments/phases"
-  );
+  const { executePayment, createPaymentPhase } = await import("../../../server/payments/operation");
+  const { settleAndBook } = await import("../../../server/payments/settle");
   const { httpProvider } = await import("../../../server/provider");
   const idem = {
     ...(await import("@idempotent-checkout/idempotency/sql")),

@@ -4,9 +4,10 @@ import { countKeysByState, findKey, getKeyDetail, listKeys } from "../../admin/k
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
-import { completerOptions, redrivePayment } from "../../payments/completer";
+import { completerOptions } from "../../operation";
+import { payment } from "../../payments/operation";
 import { paymentProvider } from "../../provider";
-import { REFUND_PROCEDURE, redriveRefund } from "../../refunds";
+import { refund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 import { chargeLookups } from "./charges";
@@ -67,14 +68,12 @@ async function redrive(ctx: Context, rowId: string) {
   const id = BigInt(rowId);
   const provider = ctx.provider ?? paymentProvider();
   const procedure = (await findKey(ctx.prisma, { id }))?.procedure;
-  // Each key is driven by its own procedure's phases.
-  const outcome =
-    procedure === REFUND_PROCEDURE
-      ? await redriveRefund({ prisma: ctx.prisma, provider }, id, {
-          ...completerOptions(),
-          by: "admin",
-        })
-      : await redrivePayment({ prisma: ctx.prisma, provider }, id, { ...completerOptions(), by: "admin" });
+  // Each key is driven by its own operation's phases.
+  const operation = [payment, refund].find((op) => op.procedure === procedure) ?? payment;
+  const outcome = await operation.redrive({ prisma: ctx.prisma, provider }, id, {
+    ...completerOptions(),
+    by: "admin",
+  });
   if (outcome === "not_found") {
     const key = await getKeyDetail(ctx.prisma, chargeLookups(ctx), { id });
     if (!key) throw domainErrors.notFound("Idempotency key");
