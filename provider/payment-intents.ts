@@ -13,6 +13,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PoolClient } from "pg";
+import { amountProblem } from "../shared/currency";
 import { type EventRecorder, type EventRequest, type NewEvent, recordEvents } from "./events";
 import { notFound, type Reply, stripeError } from "./http";
 import {
@@ -90,6 +91,14 @@ export function readCreate(params: Params) {
   const automatic = params.hash("automatic_payment_methods")?.only("enabled", "allow_redirects");
   automatic?.boolean("enabled");
   automatic?.oneOf("allow_redirects", ["always", "never"] as const);
+  // What Stripe takes in the currency: its minimum, maximum and steps (decision 0175).
+  const problem = amountProblem(input.amount, input.currency, "charge");
+  if (problem)
+    throw new ParamError(
+      problem.message,
+      problem.code === "currency_unknown" ? "currency" : "amount",
+      problem.code,
+    );
   if (input.confirm && !input.paymentMethod)
     throw new ParamError(
       "You cannot confirm this PaymentIntent because it's missing a payment method.",
