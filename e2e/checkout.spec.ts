@@ -79,6 +79,51 @@ test("a shopper goes from the catalogue to a receipt; a double-click on Pay char
   expect(paid?.key).toBe(key);
 });
 
+test("a yen product is priced and charged in whole yen; a cart of two currencies cannot check out", async ({
+  page,
+  shop,
+}) => {
+  await page.goto("/");
+  const products = page.getByRole("list", { name: "Products" }).getByRole("listitem");
+  const towel = products.filter({ hasText: "TOWEL-IMABARI" });
+  await expect(towel).toContainText("JP¥1,800");
+  await towel.getByRole("button", { name: /^Add to cart/ }).click();
+  await products
+    .nth(0)
+    .getByRole("button", { name: /^Add to cart/ })
+    .click();
+  await expect(page.getByRole("link", { name: /^Cart/ })).toHaveText(/2/);
+
+  await page.getByRole("link", { name: /^Cart/ }).click();
+  await expect(page.getByTestId("cart-subtotal")).toHaveText(
+    /^JP¥1,800 \+ €\d+\.\d\d$|^€\d+\.\d\d \+ JP¥1,800$/,
+  );
+  await expect(page.getByTestId("cart-mixed-currencies")).toContainText("one currency");
+  await expect(page.getByRole("button", { name: "Proceed to checkout" })).toBeDisabled();
+  const euroItem = page
+    .getByRole("row")
+    .filter({ hasNotText: "Imabari" })
+    .getByRole("button", { name: /^Remove/ });
+  await euroItem.click();
+  await expect(page.getByTestId("cart-subtotal")).toHaveText("JP¥1,800");
+  await expect(page.getByTestId("cart-mixed-currencies")).toHaveCount(0);
+
+  await page.getByRole("button", { name: "Proceed to checkout" }).click();
+  await page.waitForURL(/\/checkout\?order=/);
+  const orderId = new URL(page.url()).searchParams.get("order") ?? "";
+  await expect(page.getByTestId("order-total")).toHaveText("JP¥1,800");
+  await payButton(page).click();
+  await expect(page.getByRole("heading", { name: "Payment complete" })).toBeVisible(OUTCOME);
+  await expect(page.getByTestId("payment-amount")).toHaveText("JP¥1,800");
+  const trail = await shop.trail(orderId);
+  await expectPaidOnce(page, trail);
+  // ¥1,800 is charged as 1800: a zero-decimal currency's amount is whole yen at the provider too.
+  expect(trail.charges.find((c) => c.status === "succeeded")).toMatchObject({
+    amount: 1800,
+    currency: expect.stringMatching(/^jpy$/i),
+  });
+});
+
 test("five presses within 200 ms, the disabled state stripped by script, share one key and one charge", async ({
   page,
   shop,

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { expect, type Page } from "@playwright/test";
 import { createPrismaClient } from "../server/db";
-import { DEMO_CATALOG, DEMO_CURRENCY } from "../server/seed";
+import { demoProducts } from "../server/seed";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -167,7 +167,7 @@ export async function stockCatalog(databaseUrl: string): Promise<void> {
   const prisma = createPrismaClient(databaseUrl);
   try {
     await prisma.product.createMany({
-      data: DEMO_CATALOG.map((p) => ({ ...p, currency: DEMO_CURRENCY })),
+      data: demoProducts(),
       skipDuplicates: true,
     });
   } finally {

@@ -20,7 +20,7 @@ test("a declined card is 402, stored, and replayed on both surfaces; nothing is 
   const first = await payTrpc(request, order.id, key, "pm_card_declined");
   expect(first.status(), await first.text()).toBe(402);
   const body = await first.json();
-  expect(body.error.data.details).toMatchObject({ reason: "card_declined", declineCode: "card_declined" });
+  expect(body.error.data.details).toMatchObject({ reason: "card_declined", declineCode: "generic_decline" });
 
   const again = await payTrpc(request, order.id, key, "pm_card_declined");
   expect([again.status(), again.headers()["idempotent-replayed"]]).toEqual([402, "true"]);

@@ -1,10 +1,14 @@
 import { type BrowserContext, test as base, expect, type Page, type Request } from "@playwright/test";
 import pg from "pg";
+import { TEST_PROVIDER_KEY } from "../provider/auth";
+import type { Charge } from "../server/provider";
+import { stripeProvider } from "../server/provider/stripe";
 
 /**
  * Fixtures for the checkout specs: a signed-in shopper, an order of their own per test, a
  * recorder of the browser's payments.create requests, and the money trail of an order read
- * straight from the database and the payment provider (never through the app under test).
+ * straight from the database and from the payment provider, with the Stripe SDK in this process
+ * (never through the app under test).
  */
 
 const CUSTOMER = { name: "Alice Martin", apiToken: "sk_test_alice" };
@@ -22,14 +26,8 @@ function requiredEnv(name: "DATABASE_URL" | "PAYMENT_PROVIDER_URL"): string {
   return value;
 }
 
-export interface ProviderCharge {
-  id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  idempotency_key: string;
-  metadata: { payment_id?: string; order_id?: string };
-}
+/** A payment at the provider, as the app's binding reads it (status succeeded, declined, …). */
+export type ProviderCharge = Charge;
 
 /** Everything that moved money for one order. */
 export interface MoneyTrail {
@@ -63,22 +61,16 @@ class MoneyTrailReader {
   }
 
   private async chargesSince(since: Date): Promise<ProviderCharge[]> {
+    const provider = providerAt(this.providerUrl);
     const charges: ProviderCharge[] = [];
-    const headers: Record<string, string> = process.env.PAYMENT_PROVIDER_SECRET
-      ? { authorization: `Bearer ${process.env.PAYMENT_PROVIDER_SECRET}` }
-      : {};
-    let after: string | undefined;
-    for (;;) {
-      const query = new URLSearchParams({ limit: "100", created_gte: since.toISOString() });
-      if (after) query.set("starting_after", after);
-      const res = await fetch(`${this.providerUrl}/v1/charges?${query}`, { headers });
-      if (!res.ok) throw new Error(`provider GET /v1/charges answered ${res.status}: ${await res.text()}`);
-      const page = (await res.json()) as { data: ProviderCharge[]; has_more: boolean };
-      charges.push(...page.data);
-      if (!page.has_more || page.data.length === 0) return charges;
-      after = page.data.at(-1)?.id;
-    }
+    for await (const charge of provider.listCharges({ createdGte: since })) charges.push(charge);
+    return charges;
   }
+}
+
+/** The payment provider of the suite, read with the app's Stripe adapter and the suite's key. */
+export function providerAt(baseUrl: string) {
+  return stripeProvider({ baseUrl, secretKey: process.env.PAYMENT_PROVIDER_SECRET || TEST_PROVIDER_KEY });
 }
 
 /** One payments.create request the browser made, and what became of it. */

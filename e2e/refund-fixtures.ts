@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { APIRequestContext, BrowserContext, Page, Request } from "@playwright/test";
 import pg from "pg";
 import { payTrpc } from "./api";
-import { apiTest, expect } from "./fixtures";
+import { apiTest, expect, providerAt } from "./fixtures";
 
 /**
  * Fixtures for the refund specs: a browser signed in as the operator, a paid order of the demo
@@ -77,15 +77,10 @@ class RefundTrailReader {
         WHERE r.payment_id = $1`,
       [payment.paymentId],
     );
-    const headers: Record<string, string> = process.env.PAYMENT_PROVIDER_SECRET
-      ? { authorization: `Bearer ${process.env.PAYMENT_PROVIDER_SECRET}` }
-      : {};
-    const res = await fetch(`${this.providerUrl}/v1/refunds?charge=${payment.chargeId}&limit=100`, {
-      headers,
-    });
-    if (!res.ok) throw new Error(`provider GET /v1/refunds answered ${res.status}: ${await res.text()}`);
-    const page = (await res.json()) as { data: RefundTrail["providerRefunds"] };
-    return { refunds: refunds.rows, reversals: reversals.rows[0]?.n ?? 0, providerRefunds: page.data };
+    const providerRefunds: RefundTrail["providerRefunds"] = [];
+    for await (const refund of providerAt(this.providerUrl).listRefunds({ charge: payment.chargeId }))
+      providerRefunds.push(refund);
+    return { refunds: refunds.rows, reversals: reversals.rows[0]?.n ?? 0, providerRefunds };
   }
 }
 

@@ -22,6 +22,8 @@ const OUTCOME = { timeout: 20_000 };
 // Holds the provider's refund this long after it committed: a window for a reload or a second tab.
 const SLOW_REFUND = "latency=2500";
 
+// These payments are in euros (two decimals). The expected text is worked out here, not by the
+// app's own formatter (app/money.ts), so that a wrong display can fail these tests.
 const money = (minor: number) =>
   new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(minor / 100);
 

@@ -14,6 +14,8 @@ import { SCHEMA, timeOrderedId } from "./pg";
 export interface EventRequest {
   id: string | null;
   idempotencyKey: string | null;
+  /** The request's X-Provider-Webhook-Fault, kept with its events for their delivery. */
+  webhookFault?: string | null;
 }
 
 export interface NewEvent {
@@ -61,10 +63,10 @@ export async function recordEvents(
     };
   });
   await client.query(
-    `INSERT INTO ${SCHEMA}.events (id, created, type, object_id, pending_webhooks, object)
-     SELECT e.id, e.at, e.type, e.object_id, $1, e.object
+    `INSERT INTO ${SCHEMA}.events (id, created, type, object_id, pending_webhooks, object, webhook_next_at, webhook_fault)
+     SELECT e.id, e.at, e.type, e.object_id, $1, e.object, CASE WHEN $1 > 0 THEN e.at END, $3
        FROM jsonb_to_recordset($2::jsonb) AS e(id text, at timestamptz, type text, object_id text, object jsonb)`,
-    [recorder.endpoints, JSON.stringify(rows)],
+    [recorder.endpoints, JSON.stringify(rows), request.webhookFault ?? null],
   );
   return rows.map((r) => r.id);
 }

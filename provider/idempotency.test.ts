@@ -96,9 +96,10 @@ describe("Idempotency-Key", () => {
     const tag = uniqueKey("tag");
     const params = { ...visa, payment_method: "pm_card_slow", metadata: { tag } };
     const patient = sdk(provider.url, { maxNetworkRetries: 5 });
-    const attempts: number[] = [];
-    patient.on("response", (e: { status: number; idempotency_key?: string }) => {
-      if (e.idempotency_key === key) attempts.push(e.status);
+    // The SDK emits "request" per attempt it sends, "response" once, for the answer it returns.
+    let attempts = 0;
+    patient.on("request", (e: { idempotency_key?: string }) => {
+      if (e.idempotency_key === key) attempts++;
     });
     const slow = stripe.paymentIntents.create(params, { idempotencyKey: key });
     await sleep(200);
@@ -106,8 +107,7 @@ describe("Idempotency-Key", () => {
     const first = await slow;
     expect(retried.id).toBe(first.id);
     expect(retried.lastResponse.headers["idempotent-replayed"]).toBe("true");
-    expect(attempts[0]).toBe(409);
-    expect(attempts.at(-1)).toBe(200);
+    expect(attempts).toBeGreaterThanOrEqual(2);
     expect(await db.intentsTagged(tag)).toBe(1);
   });
 

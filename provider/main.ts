@@ -10,6 +10,9 @@
  *   PROVIDER_HOST        the address it listens on (default 127.0.0.1; a container sets 0.0.0.0)
  *   PROVIDER_KEY_RETENTION_SECONDS  forget idempotency keys after this (default 86400, as Stripe)
  *   PROVIDER_SLOW_CARD_MS  how long pm_card_slow takes (default 2000)
+ *   PROVIDER_WEBHOOK_URL   deliver every event there, signed (webhooks.ts); needs PROVIDER_WEBHOOK_SECRET (whsec_…)
+ *   PROVIDER_WEBHOOK_FAULTS  random delivery faults, e.g. "duplicate:0.2,delay:0-500,reorder:0.5"
+ *   PROVIDER_WEBHOOK_RETRY_MS  the first retry's wait after a failed delivery (default 1000; doubles)
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
  * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
@@ -19,6 +22,7 @@ import pg from "pg";
 import { FaultSyntaxError, parseFaultEnv } from "./faults";
 import { ensureSchema } from "./schema";
 import { createProviderServer } from "./server";
+import { parseWebhookFaults, startWebhookDelivery, type WebhookFaults } from "./webhooks";
 
 const HOST = process.env.PROVIDER_HOST?.trim() || "127.0.0.1";
 const DEFAULT_PORT = 4010;
@@ -101,12 +105,44 @@ try {
   );
 }
 
+const webhookUrl = process.env.PROVIDER_WEBHOOK_URL?.trim() || undefined;
+const webhookSecret = process.env.PROVIDER_WEBHOOK_SECRET?.trim() || undefined;
+if (webhookUrl && !/^https?:\/\//.test(webhookUrl))
+  fail(`PROVIDER_WEBHOOK_URL must be an http(s) URL, got "${webhookUrl}"`);
+if (webhookUrl && !webhookSecret?.startsWith("whsec_"))
+  fail("PROVIDER_WEBHOOK_SECRET (whsec_…) is required with PROVIDER_WEBHOOK_URL: events are signed with it");
+let webhookFaults: WebhookFaults;
+try {
+  webhookFaults = parseWebhookFaults(process.env.PROVIDER_WEBHOOK_FAULTS, "PROVIDER_WEBHOOK_FAULTS");
+} catch (err) {
+  if (err instanceof FaultSyntaxError) fail(err.message);
+  throw err;
+}
+const retryText = process.env.PROVIDER_WEBHOOK_RETRY_MS?.trim() || "1000";
+if (!/^\d+$/.test(retryText) || Number(retryText) < 1)
+  fail(`PROVIDER_WEBHOOK_RETRY_MS must be whole milliseconds >= 1, got "${retryText}"`);
+const webhooks =
+  webhookUrl && webhookSecret
+    ? startWebhookDelivery({
+        pool,
+        url: webhookUrl,
+        secret: webhookSecret,
+        faults: webhookFaults,
+        retryBaseMs: Number(retryText),
+        onError: (err) =>
+          process.stderr.write(
+            `provider: webhook delivery: ${err instanceof Error ? err.message : String(err)}\n`,
+          ),
+      })
+    : null;
+
 const server = createProviderServer({
   pool,
   faults,
   keyRetentionSeconds,
   secret,
   slowCardMs,
+  webhooks: webhooks ? { endpoints: 1, notify: webhooks.notify } : undefined,
 });
 
 server.on("error", (err: NodeJS.ErrnoException) => {
@@ -132,6 +168,7 @@ async function shutdown(reason: string): Promise<void> {
   const reap = setInterval(() => server.closeIdleConnections(), 50);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   clearInterval(reap);
+  await webhooks?.stop();
   await pool.end().catch(() => {});
   process.exit(0);
 }

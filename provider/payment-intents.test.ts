@@ -223,6 +223,21 @@ describe("parameters, checked as Stripe checks them (nothing stored)", () => {
     expect(ok.status).toBe("requires_payment_method");
   });
 
+  it.each([
+    [{ amount: 49, currency: "usd" }, "amount_too_small", "amount"],
+    [{ amount: 1850, currency: "jpy" }, null, null],
+    [{ amount: 40, currency: "jpy" }, "amount_too_small", "amount"],
+    [{ amount: 5125, currency: "kwd" }, "amount_not_in_steps", "amount"],
+    [{ amount: 500, currency: "xyz" }, "currency_unknown", "currency"],
+  ])(
+    "amounts as Stripe takes them in their currency (decision 0175): %j → %s",
+    async (params, code, param) => {
+      const made = stripe.paymentIntents.create({ ...params, payment_method: "pm_card_visa", confirm: true });
+      if (code === null) return void expect((await made).status).toBe("succeeded");
+      expect(await failureOf(made)).toMatchObject({ statusCode: 400, code, param });
+    },
+  );
+
   it("metadata in bracket syntax, with Stripe's limits", async () => {
     const pi = await stripe.paymentIntents.create({
       amount: 100,

@@ -119,6 +119,13 @@ describe("POST /v1/refunds", () => {
     expect(ch).toMatchObject({ statusCode: 404, code: "resource_missing", param: "charge" });
   });
 
+  it("a refund's amount in its payment's currency steps: 3-decimal currencies end in 0 (decision 0175)", async () => {
+    const pi = await stripe.paymentIntents.create({ ...visa, amount: 5120, currency: "kwd" });
+    const odd = await failureOf(stripe.refunds.create({ payment_intent: pi.id, amount: 105 }));
+    expect(odd).toMatchObject({ statusCode: 400, code: "amount_not_in_steps", param: "amount" });
+    expect((await stripe.refunds.create({ payment_intent: pi.id, amount: 100 })).amount).toBe(100);
+  });
+
   it("parameters: one of payment_intent or charge is required, unknown ones are refused", async () => {
     const none = await failureOf(stripe.refunds.create({ amount: 1 }));
     expect(none).toMatchObject({ statusCode: 400, code: "parameter_missing" });

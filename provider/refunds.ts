@@ -10,6 +10,7 @@
  * (nothing left), 400 `amount_too_large` (more than is left).
  */
 import type { Pool } from "pg";
+import { amountProblem } from "../shared/currency";
 import { type EventRequest, recordEvents } from "./events";
 import { notFound, type Reply, stripeError } from "./http";
 import { createdFilter, type ListPage, listPage, pageParams } from "./lists";
@@ -96,6 +97,12 @@ export async function createRefund(
       charge: charge.id,
     });
   }
+  const problem = input.amount === undefined ? null : amountProblem(input.amount, charge.currency, "refund");
+  if (problem)
+    return stripeError(400, "invalid_request_error", problem.message, {
+      code: problem.code,
+      param: "amount",
+    });
   const amount = input.amount ?? rest;
   if (amount > rest) {
     return stripeError(

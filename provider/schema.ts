@@ -80,6 +80,14 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.events (
 );
 CREATE INDEX IF NOT EXISTS events_created_id_idx ON ${SCHEMA}.events (created, id);
 CREATE INDEX IF NOT EXISTS events_pending_idx ON ${SCHEMA}.events (created, id) WHERE pending_webhooks > 0;
+-- Webhook delivery (webhooks.ts): when the next attempt is due (NULL: delivered, or given up),
+-- attempts so far, the last failure, and the faults the causing request asked for.
+ALTER TABLE ${SCHEMA}.events
+  ADD COLUMN IF NOT EXISTS webhook_next_at timestamptz,
+  ADD COLUMN IF NOT EXISTS webhook_attempts int NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS webhook_last_error text,
+  ADD COLUMN IF NOT EXISTS webhook_fault text;
+CREATE INDEX IF NOT EXISTS events_webhook_due_idx ON ${SCHEMA}.events (webhook_next_at) WHERE pending_webhooks > 0;
 
 -- One row per Idempotency-Key that began executing, with the exact answer: kept for the retention
 -- period (24 h, as Stripe), then forgotten, and the same key runs as new.

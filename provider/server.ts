@@ -39,6 +39,7 @@ import {
 import { SCHEMA } from "./pg";
 import { createRefund, findRefund, listRefunds, readRefund } from "./refunds";
 import { searchIntents } from "./search";
+import { parseWebhookFaults } from "./webhooks";
 
 export interface ProviderServerOptions {
   pool: Pool;
@@ -114,6 +115,17 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       return;
     }
 
+    const webhookFault = header(req, "x-provider-webhook-fault") || null;
+    if (webhookFault) {
+      try {
+        parseWebhookFaults(webhookFault, "X-Provider-Webhook-Fault");
+      } catch (err) {
+        if (!(err instanceof FaultSyntaxError)) throw err;
+        send(res, stripeError(400, "invalid_request_error", err.message), common);
+        return;
+      }
+    }
+
     let reply: Reply;
     if (plan.error !== null) {
       // Before doing anything: nothing is stored, and the same request may be sent again.
@@ -126,7 +138,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         path,
         query: url.searchParams,
         key,
-        request: { id: requestId, idempotencyKey: key ?? null },
+        request: { id: requestId, idempotencyKey: key ?? null, webhookFault },
       };
       reply = await route(call);
     }

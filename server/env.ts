@@ -237,14 +237,16 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
     default: "`DATABASE_URL`",
   },
   PAYMENT_PROVIDER_URL: {
-    description: "use a payment provider already running",
-    default: "unset: the provider process is started",
+    description:
+      "the Stripe API the app calls through the `stripe` SDK (its host, port and protocol): a simulator already running, or `https://api.stripe.com` so that `npm start` starts none (decision 0170)",
+    default:
+      "unset: `npm run dev`, `npm start` and `npm test` start the simulator and set it; a server started another way calls Stripe itself",
   },
   PAYMENT_PROVIDER_SECRET: {
     description:
-      "the provider's secret key, sent as `Authorization: Bearer`; the provider's own `PROVIDER_SECRET` (in production it takes only that key)",
+      "the Stripe secret key the SDK sends as `Authorization: Bearer` (`sk_test_…` for Stripe's test mode); for the simulator, its own `PROVIDER_SECRET` (in production it takes only that key)",
     default:
-      "unset: `npm start` makes one per run for the provider it starts; `sk_test_…` outside production",
+      "unset: `npm start` makes one per run for the simulator it starts; `sk_test_…` outside production",
   },
   PAYMENT_PROVIDER_WEBHOOK_SECRETS: {
     description:

@@ -1,5 +1,6 @@
 import { ErrorDetails } from "@idempotent-checkout/idempotency";
 import { TRPCError } from "@trpc/server";
+import { type AmountProblem, type AmountUse, amountProblem, currencyOf } from "../shared/currency";
 
 // Extra fields of a domain error's answer; defined by the idempotency layer, which stores them.
 export { ErrorDetails, errorDetailsOf } from "@idempotent-checkout/idempotency";
@@ -84,6 +85,28 @@ export const domainErrors = {
           : `The refund of ${facts.amountMinor} exceeds what is left to refund: ${facts.refundableMinor} ${facts.currency}.`,
       cause: new ErrorDetails({ reason: "refund_exceeds_captured", ...facts }, retryAfterSeconds),
     }),
+  /**
+   * An amount Stripe would not take in its currency (decision 0175): below its minimum charge,
+   * above its maximum, or not in its steps (a three-decimal currency's last digit 0, ISK's whole
+   * krónur). 422 with the currency's figures; final, so stored and replayed where it is keyed.
+   */
+  amountInvalidForCurrency: (amountMinor: number, currency: string, problem: AmountProblem) => {
+    const c = currencyOf(currency);
+    const figures = c
+      ? { minimumMinor: c.minimumMinor, maximumMinor: c.maximumMinor, stepMinor: c.step }
+      : {};
+    return new TRPCError({
+      code: "UNPROCESSABLE_CONTENT",
+      message: problem.message,
+      cause: new ErrorDetails({
+        reason: "amount_invalid_for_currency",
+        amountCode: problem.code,
+        amountMinor,
+        currency,
+        ...figures,
+      }),
+    });
+  },
   /** Only a succeeded payment is refunded: 422, stored and replayed. */
   paymentNotRefundable: (payment: { id: string; status: string }) =>
     new TRPCError({
@@ -114,3 +137,9 @@ export const domainErrors = {
       cause: new ErrorDetails({ reason: "in_flight_at_provider" }, retryAfterSeconds),
     }),
 };
+
+/** The 422 for an amount Stripe would not take in its currency, or null when it would. */
+export function invalidAmount(amountMinor: number, currency: string, use: AmountUse): TRPCError | null {
+  const problem = amountProblem(amountMinor, currency, use);
+  return problem ? domainErrors.amountInvalidForCurrency(amountMinor, currency, problem) : null;
+}

@@ -1,19 +1,40 @@
 import { randomUUID } from "node:crypto";
 import { hashPassword, verifyPassword } from "better-auth/crypto";
+import { zMoney } from "../shared/currency";
 import { DEMO_CUSTOMERS, DEMO_PASSWORD } from "./auth/demo";
 import { hashToken } from "./auth/tokens";
-import type { Db } from "./db";
+import type { Db, Tx } from "./db";
 
 export { DEMO_CUSTOMERS, DEMO_PASSWORD };
 
-export const DEMO_CATALOG = [
-  { sku: "TEE-CLASSIC", name: "Classic cotton tee", priceMinor: 2500 },
-  { sku: "MUG-ENAMEL", name: "Enamel camp mug", priceMinor: 1800 },
-  { sku: "SOCKS-WOOL", name: "Merino socks, two pairs", priceMinor: 1200 },
-  { sku: "CAP-CANVAS", name: "Canvas cap", priceMinor: 2200 },
-  { sku: "TOTE-BAG", name: "Heavy tote bag", priceMinor: 1500 },
-] as const;
+/** The demo catalogue's main currency; one product is in yen, a zero-decimal currency (decision 0175). */
 export const DEMO_CURRENCY = "EUR";
+
+/**
+ * Listed by SKU (the shop's order), so the yen product comes last and the first ones are in euros.
+ * An order is in one currency: the yen product is ordered on its own.
+ */
+export const DEMO_CATALOG = [
+  { sku: "TEE-CLASSIC", name: "Classic cotton tee", priceMinor: 2500, currency: DEMO_CURRENCY },
+  { sku: "MUG-ENAMEL", name: "Enamel camp mug", priceMinor: 1800, currency: DEMO_CURRENCY },
+  { sku: "SOCKS-WOOL", name: "Merino socks, two pairs", priceMinor: 1200, currency: DEMO_CURRENCY },
+  { sku: "CAP-CANVAS", name: "Canvas cap", priceMinor: 2200, currency: DEMO_CURRENCY },
+  { sku: "TOTE-BAG", name: "Heavy tote bag", priceMinor: 1500, currency: DEMO_CURRENCY },
+  { sku: "TOWEL-IMABARI", name: "Imabari cotton towel", priceMinor: 1800, currency: "JPY" },
+] as const;
+
+/** The catalogue's rows, each price checked as valid in its currency (a bad entry fails the seed). */
+export function demoProducts() {
+  return DEMO_CATALOG.map((p) => {
+    zMoney("price").parse({ amountMinor: p.priceMinor, currency: p.currency });
+    return { ...p };
+  });
+}
+
+/** Demo products added since a database was seeded (the yen one) are stocked too; the others are kept. */
+export async function stockDemoProducts(tx: Tx): Promise<void> {
+  await tx.product.createMany({ data: demoProducts(), skipDuplicates: true });
+}
 
 /**
  * Creates the demo customers, their API tokens and the catalogue on an empty database, once:
@@ -38,6 +59,7 @@ export async function seedDemoData(prisma: Db, opts: { production: boolean }): P
           data: { id: randomUUID(), ownerId: id, providerId: "credential", providerAccountId: id, password },
         });
       }
+      await stockDemoProducts(tx);
       return false;
     }
     for (const c of DEMO_CUSTOMERS) {
@@ -56,7 +78,7 @@ export async function seedDemoData(prisma: Db, opts: { production: boolean }): P
         },
       });
     }
-    await tx.product.createMany({ data: DEMO_CATALOG.map((p) => ({ ...p, currency: DEMO_CURRENCY })) });
+    await tx.product.createMany({ data: demoProducts() });
     return true;
   });
 }

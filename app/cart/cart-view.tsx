@@ -34,8 +34,14 @@ export function CartView({ products, signedIn }: { products: Product[]; signedIn
     const product = bySku.get(line.sku);
     return product ? [{ ...line, product }] : [];
   });
-  const currency = rows[0]?.product.currency ?? "EUR";
-  const subtotal = rows.reduce((sum, r) => sum + r.product.price * r.quantity, 0);
+  // One subtotal per currency: an order is in one currency, so a cart of two cannot check out.
+  const subtotals = new Map<string, number>();
+  for (const r of rows)
+    subtotals.set(
+      r.product.currency,
+      (subtotals.get(r.product.currency) ?? 0) + r.product.price * r.quantity,
+    );
+  const mixed = subtotals.size > 1;
 
   if (createOrder.isSuccess) return <p role="status">Opening checkout…</p>;
   if (rows.length === 0) {
@@ -102,11 +108,17 @@ export function CartView({ products, signedIn }: { products: Product[]; signedIn
               Subtotal
             </th>
             <td className="num" data-testid="cart-subtotal">
-              {formatMoney(subtotal, currency)}
+              {[...subtotals].map(([currency, minor]) => formatMoney(minor, currency)).join(" + ")}
             </td>
           </tr>
         </tfoot>
       </table>
+      {mixed && (
+        <p role="alert" className="notice notice-error" data-testid="cart-mixed-currencies">
+          An order is in one currency, and your cart holds {[...subtotals.keys()].join(" and ")}: remove the
+          items of one to check out, and order them separately.
+        </p>
+      )}
       {createOrder.isError && (
         <p role="alert" className="notice notice-error">
           We could not create your order: {createOrder.error.message} Please try again.
@@ -117,7 +129,7 @@ export function CartView({ products, signedIn }: { products: Product[]; signedIn
         {signedIn ? (
           <button
             type="button"
-            disabled={createOrder.isPending}
+            disabled={createOrder.isPending || mixed}
             onClick={() =>
               createOrder.mutate({ items: rows.map(({ sku, quantity }) => ({ sku, quantity })) })
             }

@@ -3,13 +3,10 @@ import { TEST_PROVIDER_KEY } from "../../provider/auth";
 import { freePort } from "../../scripts/lib/guarded-process";
 import { waitForHealth } from "../../scripts/lib/health-wait";
 import { startProvider } from "../../scripts/lib/provider-process";
+import type { Charge } from "../../server/provider";
+import { stripeProvider } from "../../server/provider/stripe";
 
-export interface Charge {
-  id: string;
-  amount: number;
-  status: string;
-  metadata: Record<string, string>;
-}
+export type { Charge } from "../../server/provider";
 
 /**
  * `npm start` as a merchant runs it (on the build the suite already made), against the suite's
@@ -63,12 +60,11 @@ export async function startCheckoutServer() {
     log: () => log,
     /** The provider's charges for one order (the app puts the order id in their metadata). */
     async chargesFor(orderId: string): Promise<Charge[]> {
-      const res = await fetch(
-        `${provider.url}/v1/charges?limit=100&metadata[order_id]=${encodeURIComponent(orderId)}`,
-        { headers: { authorization: `Bearer ${TEST_PROVIDER_KEY}` } },
-      );
-      if (!res.ok) throw new Error(`provider answered ${res.status}: ${await res.text()}`);
-      return ((await res.json()) as { data: Charge[] }).data;
+      const charges: Charge[] = [];
+      const reader = stripeProvider({ baseUrl: provider.url, secretKey: TEST_PROVIDER_KEY });
+      for await (const charge of reader.listCharges({ metadata: { order_id: orderId } }))
+        charges.push(charge);
+      return charges;
     },
     stop,
   };

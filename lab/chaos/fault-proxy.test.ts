@@ -14,7 +14,7 @@ async function target() {
     req.on("end", () => {
       seen.push(body);
       res.writeHead(201, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id: `ch_${seen.length}` }));
+      res.end(JSON.stringify({ id: `pi_${seen.length}` }));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -26,9 +26,10 @@ async function target() {
 }
 
 const charge = (proxy: FaultProxy) =>
-  fetch(`${proxy.url}/v1/charges`, {
+  fetch(`${proxy.url}/v1/payment_intents`, {
     method: "POST",
-    body: JSON.stringify({ amount: 100, metadata: { payment_id: "p1" } }),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "amount=100&currency=eur&metadata[payment_id]=p1",
   });
 
 describe("the fault proxy", () => {
@@ -65,7 +66,11 @@ describe("the fault proxy", () => {
   it("holds a request past the caller's patience and delivers it afterwards", async () => {
     const { proxy, provider } = await proxyWith({ kind: "hold", ms: 2000 });
     await expect(
-      fetch(`${proxy.url}/v1/charges`, { method: "POST", body: "{}", signal: AbortSignal.timeout(300) }),
+      fetch(`${proxy.url}/v1/payment_intents`, {
+        method: "POST",
+        body: "",
+        signal: AbortSignal.timeout(300),
+      }),
     ).rejects.toThrow();
     await expect.poll(() => proxy.held()).toBe(1);
     expect(provider.seen).toHaveLength(0);

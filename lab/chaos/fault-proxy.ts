@@ -76,7 +76,7 @@ export async function startFaultProxy(opts: {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       // A refund's metadata names its payment too; its faults are not the payment's charge's.
-      const paymentId = req.url?.startsWith("/v1/charges") ? namedPayment(body) : null;
+      const paymentId = req.url?.startsWith("/v1/payment_intents") ? namedPayment(body) : null;
       if (down) {
         opts.onFault("down", paymentId);
         return refuse(res, 503);
@@ -127,13 +127,8 @@ export async function startFaultProxy(opts: {
 }
 
 /** The payment a charge request's metadata names, so a fault can be tied to what a shopper saw. */
+/** The payment a charge request names in its form-encoded body (`metadata[payment_id]=…`). */
 function namedPayment(body: Buffer): string | null {
   if (body.length === 0) return null;
-  try {
-    const id = (JSON.parse(body.toString("utf8")) as { metadata?: { payment_id?: unknown } }).metadata
-      ?.payment_id;
-    return typeof id === "string" ? id : null;
-  } catch {
-    return null;
-  }
+  return new URLSearchParams(body.toString("utf8")).get("metadata[payment_id]");
 }

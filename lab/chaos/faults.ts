@@ -15,7 +15,7 @@ export class FaultPlan {
 
   decide(method: string, path: string): Fault {
     const r = this.random;
-    const isCharge = method === "POST" && path.startsWith("/v1/charges");
+    const isCharge = method === "POST" && path.startsWith("/v1/payment_intents");
     // A refund moves money as a charge does: the same faults at the same odds.
     const movesMoney = isCharge || (method === "POST" && path.startsWith("/v1/refunds"));
     if (isCharge && this.forceHolds > 0) {

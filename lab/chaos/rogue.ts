@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import Stripe from "stripe";
 import { TEST_PROVIDER_KEY } from "../../provider/auth";
 import { CHARGE_SOURCE } from "../../server/reconciler";
 import type { Deployment } from "./deployment";
@@ -41,24 +42,30 @@ export async function chargeBehindOurBack(deployment: Deployment, random: Random
     order_only: order ? { order_id: order } : {},
     foreign: { invoice: `inv_${random.int(1000, 9999)}` },
   }[disguise];
-  const res = await fetch(`${deployment.providerUrl}/v1/charges`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "idempotency-key": `rogue-${random.uuid()}`,
-      authorization: `Bearer ${process.env.PAYMENT_PROVIDER_SECRET || TEST_PROVIDER_KEY}`,
-    },
-    body: JSON.stringify({
-      amount: random.int(100, 9000),
-      currency: "eur",
-      payment_method: "pm_card_visa",
-      metadata,
-    }),
+  // Straight to the provider's API with Stripe's SDK, as any other system on the account would.
+  const url = new URL(deployment.providerUrl);
+  const stripe = new Stripe(process.env.PAYMENT_PROVIDER_SECRET || TEST_PROVIDER_KEY, {
+    host: url.hostname,
+    port: url.port,
+    protocol: url.protocol === "https:" ? "https" : "http",
+    maxNetworkRetries: 0,
   });
-  const body = (await res.json()) as { id?: string };
-  if (!body.id) return;
+  const made = await stripe.paymentIntents
+    .create(
+      {
+        amount: random.int(100, 9000),
+        currency: "eur",
+        payment_method: "pm_card_visa",
+        confirm: true,
+        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        metadata,
+      },
+      { idempotencyKey: `rogue-${random.uuid()}` },
+    )
+    .catch(() => null);
+  if (!made) return;
   journal.rogue.push({
-    chargeId: body.id,
+    chargeId: made.id,
     metadata,
     looksOurs: metadata.source === CHARGE_SOURCE || metadata.payment_id !== undefined,
     createdAt: Date.now(),

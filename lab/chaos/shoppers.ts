@@ -1,4 +1,4 @@
-import { DEMO_CATALOG } from "../../server/seed";
+import { DEMO_CATALOG, DEMO_CURRENCY } from "../../server/seed";
 import { type Answer, callApp, problemReason } from "./app-client";
 import type { Deployment, ShopperAccount } from "./deployment";
 import type { Journal, KeyOutcome, PaymentAnswer } from "./journal";
@@ -27,6 +27,9 @@ export interface ShopContext {
 const PER_KEY_DEADLINE_MS = 45_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The products a shopper picks from: one currency's, since an order is in one currency. */
+const SHELF = DEMO_CATALOG.filter((p) => p.currency === DEMO_CURRENCY);
+
 /** A new order of one to three catalogue lines; null when the app would not take it. */
 export async function placeOrder(
   ctx: ShopContext,
@@ -34,7 +37,7 @@ export async function placeOrder(
   account: ShopperAccount,
 ): Promise<string | null> {
   const items = Array.from({ length: random.int(1, 3) }, () => ({
-    sku: random.pick(DEMO_CATALOG).sku,
+    sku: random.pick(SHELF).sku,
     quantity: random.int(1, 3),
   }));
   const unique = [...new Map(items.map((i) => [i.sku, i])).values()];

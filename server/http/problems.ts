@@ -69,6 +69,12 @@ export const PROBLEM_TYPES = {
     description:
       "The refund was abandoned before it reached the payment provider; nothing was refunded. Stored and replayed.",
   },
+  "amount-invalid-for-currency": {
+    status: 422,
+    title: "Amount not valid in its currency",
+    description:
+      "The amount is not one Stripe takes in this currency (`amountCode`): below its minimum charge (`minimumMinor`), above its maximum (`maximumMinor`), or not a multiple of its smallest step (`stepMinor`: 10 for three-decimal currencies, 100 for ISK). Final: stored and replayed where the request is keyed.",
+  },
   "invalid-request": {
     status: 400,
     title: "Invalid request",
@@ -212,7 +218,9 @@ export function problemFromError(error: TRPCError, status: number): TProblem {
             ? "payment-not-refundable"
             : reason === "refund_abandoned"
               ? "refund-abandoned"
-              : "idempotency-key-reused",
+              : reason === "amount_invalid_for_currency"
+                ? "amount-invalid-for-currency"
+                : "idempotency-key-reused",
       );
     case "BAD_REQUEST":
     case "PARSE_ERROR":

@@ -16,7 +16,9 @@ export async function startNodeServer(): Promise<void> {
 
 async function startJobs(): Promise<() => Promise<void>> {
   if (!process.env.DATABASE_URL) return async () => {};
-  if (process.env.BACKGROUND_JOBS === "off" || !process.env.PAYMENT_PROVIDER_URL) {
+  // No provider configured (neither the simulator's URL nor a key for Stripe itself): no jobs.
+  const provider = process.env.PAYMENT_PROVIDER_URL || process.env.PAYMENT_PROVIDER_SECRET;
+  if (process.env.BACKGROUND_JOBS === "off" || !provider) {
     const [{ db }, { startCounterFlush }] = await Promise.all([import("../db"), import("../keys")]);
     return startCounterFlush(db());
   }

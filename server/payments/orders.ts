@@ -1,5 +1,6 @@
+import { isCurrencyCode } from "../../shared/currency";
 import { type Db, newId } from "../db";
-import { domainErrors } from "../errors";
+import { domainErrors, invalidAmount } from "../errors";
 
 export interface OrderLine {
   sku: string;
@@ -14,8 +15,15 @@ export async function createOrder(prisma: Db, accountId: string, lines: OrderLin
   const unknown = [...quantities.keys()].filter((sku) => !products.some((p) => p.sku === sku));
   if (unknown.length > 0)
     throw domainErrors.invalid(`Unknown SKU: ${unknown.join(", ")}.`, { unknownSkus: unknown });
-  const currencies = new Set(products.map((p) => p.currency));
-  if (currencies.size !== 1) throw domainErrors.invalid("An order must be in a single currency.");
+  const currencies = [...new Set(products.map((p) => p.currency))].sort();
+  if (currencies.length !== 1)
+    throw domainErrors.invalid(
+      `An order is in one currency; these items are in ${currencies.join(" and ")}: order them separately.`,
+      { currencies },
+    );
+  const currency = currencies[0] as string;
+  // A product in a currency outside the table (decision 0175) is never charged.
+  if (!isCurrencyCode(currency)) throw domainErrors.invalid(`${currency} is not a supported currency.`);
   const items = products.map((p) => {
     const quantity = quantities.get(p.sku) as number;
     return {
@@ -27,14 +35,15 @@ export async function createOrder(prisma: Db, accountId: string, lines: OrderLin
     };
   });
   const total = items.reduce((sum, i) => sum + i.lineTotalMinor, 0);
-  if (!Number.isSafeInteger(total) || total > 2_000_000_000)
-    throw domainErrors.invalid("The order total is too large.");
+  // Charged as one payment of this total: Stripe's minimum, maximum and steps apply to it.
+  const refused = invalidAmount(total, currency, "charge");
+  if (refused) throw refused;
   return prisma.order.create({
     data: {
       id: newId(),
       accountId,
       totalMinor: total,
-      currency: [...currencies][0] as string,
+      currency,
       items: { create: items },
     },
     include: { items: true },

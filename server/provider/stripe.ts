@@ -126,6 +126,7 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
   const headersOf = (callOpts?: CallOptions) =>
     callOpts?.fault ? { headers: { "X-Provider-Fault": callOpts.fault } } : {};
 
+  /** Oldest first, as the interface promises (Stripe lists newest first). */
   async function* sorted<T extends { createdAt: string; id: string }>(items: AsyncIterable<T>) {
     const all: T[] = [];
     for await (const item of items) all.push(item);

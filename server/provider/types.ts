@@ -34,6 +34,10 @@ export interface CreateChargeInput {
 }
 
 export interface ListChargesOptions {
+  /**
+   * Created in this second or later: Stripe's `created` is whole seconds, so a window's edge takes
+   * in up to a second before it (never misses one after it).
+   */
   createdGte?: Date;
   /** The charges made with this idempotency key (the adapter keeps it in their metadata). */
   idempotencyKey?: string;

@@ -1,7 +1,7 @@
 import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import { sql } from "@idempotent-checkout/idempotency/sql";
 import { type Db, newId, rawQuery, type Tx } from "../db";
-import { domainErrors } from "../errors";
+import { domainErrors, invalidAmount } from "../errors";
 import type { KeyOwner } from "../keys";
 import { postRefundReversal } from "../ledger";
 import { askProvider, keyedOperation, writeAlongside } from "../operation";
@@ -130,6 +130,9 @@ async function createPendingRefund(tx: Tx, owner: KeyOwner, request: RefundReque
       FROM p`;
   if (!payment) throw domainErrors.notFound("Payment");
   if (payment.status !== "succeeded") throw domainErrors.paymentNotRefundable(payment);
+  // Valid in the payment's currency as Stripe defines it (a JOD refund ends in 0): final, so stored.
+  const invalid = invalidAmount(request.amountMinor, payment.currency, "refund");
+  if (invalid) throw invalid;
   const refunded = Number(payment.refunded);
   const pending = Number(payment.pending);
   const refundable = payment.amount_minor - refunded - pending;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZCurrencyOfAmount } from "../../shared/currency";
 import type { Refund } from "../generated/prisma/client";
 
 export const REFUND_STATUSES = ["pending", "succeeded", "failed"] as const;
@@ -10,7 +11,7 @@ export const ZRefund = z
     paymentId: z.string(),
     /** Integer minor units of `currency`. */
     amountMinor: z.number().int(),
-    currency: z.string(),
+    currency: ZCurrencyOfAmount,
     reason: z.string(),
     status: z.enum(REFUND_STATUSES),
     providerRefundId: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZCurrencyOfAmount } from "../../shared/currency";
 import { publicProcedure, router } from "../trpc";
 
 export const ZProduct = z
@@ -7,7 +8,7 @@ export const ZProduct = z
     name: z.string(),
     /** Integer minor units of `currency`. */
     price: z.number().int(),
-    currency: z.string(),
+    currency: ZCurrencyOfAmount,
   })
   .meta({ id: "Product" });
 

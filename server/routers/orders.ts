@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZCurrencyOfAmount } from "../../shared/currency";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
 import { receiptView, refundReceiptNumbers } from "../receipts";
@@ -26,7 +27,7 @@ export const ZOrderCreated = z
   .object({
     id: z.string(),
     total: z.number().int(),
-    currency: z.string(),
+    currency: ZCurrencyOfAmount,
     status: z.string().meta({ examples: ["pending_payment", "paid"] }),
     items: z.array(ZOrderLine),
   })
@@ -40,7 +41,7 @@ export const ZOrder = ZOrderCreated.extend({
       issuedAt: z.string(),
       lines: z.array(ZOrderLine),
       total: z.number().int(),
-      currency: z.string(),
+      currency: ZCurrencyOfAmount,
     })
     .nullable(),
   /** The order's refunds, oldest first, each with its refund receipt once issued. */
@@ -49,7 +50,7 @@ export const ZOrder = ZOrderCreated.extend({
       id: z.string(),
       /** Integer minor units of `currency`. */
       amountMinor: z.number().int(),
-      currency: z.string(),
+      currency: ZCurrencyOfAmount,
       reason: z.string(),
       status: z.enum(REFUND_STATUSES),
       createdAt: z.string(),
@@ -77,9 +78,10 @@ export const ordersRouter = router({
         tags: ["orders"],
         summary: "Create an order, priced by the server from the catalogue",
         errorResponses: {
-          400: "Invalid items or an unknown SKU.",
+          400: "Invalid items, an unknown SKU, or items in more than one currency (an order is in one).",
           401: "No valid Bearer API key.",
           403: "The API key is read-only.",
+          422: "The total is not an amount Stripe takes in its currency (`amount-invalid-for-currency`: below the minimum charge, above the maximum).",
           429: "Too many orders for this account: retry after `Retry-After` seconds.",
         },
       },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZCurrencyOfAmount } from "../../shared/currency";
 import { env } from "../env";
 import { IDEMPOTENCY_DEFAULTS, idempotency } from "../keys";
 import { createPaymentPhase, executePayment, PAYMENT_PROCEDURE } from "../payments/operation";
@@ -23,7 +24,7 @@ export const ZPayment = z
     orderId: z.string(),
     /** Integer minor units of `currency`. */
     amount: z.number().int(),
-    currency: z.string(),
+    currency: ZCurrencyOfAmount,
     status: z.enum(["pending", "succeeded", "declined", "failed"]),
     providerChargeId: z.string().nullable(),
   })

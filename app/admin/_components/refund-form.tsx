@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { formatMoney, minorToInput, parseMoney } from "@/app/money";
+import { amountProblem } from "@/shared/currency";
 import type { RefundOutcome, RefundState } from "../_refunds/refund";
 import { useRefunder, useRefundState } from "../_refunds/use-refunder";
 
@@ -24,7 +25,7 @@ export function RefundForm({
   const state = useRefundState(refunder, paymentId);
   const router = useRouter();
   const id = useId();
-  const [amount, setAmount] = useState(minorToInput(refundableMinor));
+  const [amount, setAmount] = useState(minorToInput(refundableMinor, currency));
   const [reason, setReason] = useState("");
   const [invalid, setInvalid] = useState<string | null>(null);
 
@@ -39,8 +40,8 @@ export function RefundForm({
   useEffect(() => {
     if (shownRest.current === refundableMinor) return;
     shownRest.current = refundableMinor;
-    setAmount(minorToInput(refundableMinor));
-  }, [refundableMinor]);
+    setAmount(minorToInput(refundableMinor, currency));
+  }, [refundableMinor, currency]);
 
   useEffect(() => {
     void refunder.resume(paymentId).then((outcome) => {
@@ -52,9 +53,17 @@ export function RefundForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const amountMinor = parseMoney(amount);
+    const amountMinor = parseMoney(amount, currency);
     if (amountMinor === null || amountMinor <= 0) {
-      setInvalid("Enter an amount greater than zero, like 12.50.");
+      setInvalid(
+        `Enter an amount in ${currency} greater than zero, like ${minorToInput(refundableMinor, currency)}.`,
+      );
+      return;
+    }
+    // The server checks the same (a refund must be valid in its currency); this saves the round trip.
+    const problem = amountProblem(amountMinor, currency, "refund");
+    if (problem) {
+      setInvalid(problem.message);
       return;
     }
     if (reason.trim() === "") {
@@ -162,8 +171,10 @@ function RefundResult({
       const left = outcome.refundableMinor ?? refundableMinor;
       return (
         <p role="alert" className="error" data-testid="refund-refused">
-          Refund refused: {outcome.message} Only {formatMoney(left, currency)} is left to refund on this
-          payment.
+          Refund refused: {outcome.message}
+          {outcome.reason === "amount_invalid_for_currency"
+            ? ""
+            : ` Only ${formatMoney(left, currency)} is left to refund on this payment.`}
         </p>
       );
     }

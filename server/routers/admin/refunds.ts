@@ -21,7 +21,7 @@ const DESCRIPTION = [
   "",
   "- The key is required (1–255 printable ASCII characters, a UUID recommended). Keys are scoped to the operators and the request is fingerprinted by `paymentId`, `amountMinor` and `reason`.",
   "- Same key, same request, after completion: the first response again with `Idempotent-Replayed: true`. Same key while the first is running: **409** with `Retry-After`. Same key, another request: **422** (`idempotency-key-reused`).",
-  "- Refunds of one payment never total more than it captured, whatever keys they use: beyond what is left to refund is **422** `refund-exceeds-captured` (stored; not stored, with `Retry-After`, while another refund of the payment is still pending). A payment that did not succeed: **422** `payment-not-refundable`.",
+  "- Refunds of one payment never total more than it captured, whatever keys they use: beyond what is left to refund is **422** `refund-exceeds-captured` (stored; not stored, with `Retry-After`, while another refund of the payment is still pending). A payment that did not succeed: **422** `payment-not-refundable`. An amount not valid in the payment's currency as Stripe defines it (a three-decimal currency's last digit must be 0, ISK whole krónur): **422** `amount-invalid-for-currency` (stored).",
   `- A key and its stored response are kept **${ttlHours} hours** after completion. 5xx answers are not stored: retry with the same key and the refund resumes where it stopped.`,
 ].join("\n");
 
@@ -53,7 +53,7 @@ export const adminRefundsRouter = router({
           404: "No such payment; stored and replayed.",
           409: "A request with this key is in flight (with `Retry-After`).",
           413: "The body is larger than the published cap.",
-          422: "Beyond what is left to refund (`refund-exceeds-captured`), a payment that did not succeed (`payment-not-refundable`), or the key used before with another request (`idempotency-key-reused`).",
+          422: "Beyond what is left to refund (`refund-exceeds-captured`), a payment that did not succeed (`payment-not-refundable`), an amount not valid in its currency (`amount-invalid-for-currency`), or the key used before with another request (`idempotency-key-reused`).",
           503: "The payment provider is unavailable: retry with the same key.",
         },
       },

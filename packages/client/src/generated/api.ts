@@ -16,7 +16,7 @@ export type paths = {
          *
          *     - The key is required (1–255 printable ASCII characters, a UUID recommended). Keys are scoped to the operators and the request is fingerprinted by `paymentId`, `amountMinor` and `reason`.
          *     - Same key, same request, after completion: the first response again with `Idempotent-Replayed: true`. Same key while the first is running: **409** with `Retry-After`. Same key, another request: **422** (`idempotency-key-reused`).
-         *     - Refunds of one payment never total more than it captured, whatever keys they use: beyond what is left to refund is **422** `refund-exceeds-captured` (stored; not stored, with `Retry-After`, while another refund of the payment is still pending). A payment that did not succeed: **422** `payment-not-refundable`.
+         *     - Refunds of one payment never total more than it captured, whatever keys they use: beyond what is left to refund is **422** `refund-exceeds-captured` (stored; not stored, with `Retry-After`, while another refund of the payment is still pending). A payment that did not succeed: **422** `payment-not-refundable`. An amount not valid in the payment's currency as Stripe defines it (a three-decimal currency's last digit must be 0, ISK whole krónur): **422** `amount-invalid-for-currency` (stored).
          *     - A key and its stored response are kept **24 hours** after completion. 5xx answers are not stored: retry with the same key and the refund resumes where it stopped.
          */
         post: operations["admin-refunds-create"];
@@ -131,6 +131,11 @@ export type components = {
             id: string;
             paymentId: string;
             amountMinor: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
             currency: string;
             reason: string;
             /** @enum {string} */
@@ -142,11 +147,21 @@ export type components = {
             sku: string;
             name: string;
             price: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
             currency: string;
         };
         OrderCreated: {
             id: string;
             total: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
             currency: string;
             /**
              * @example pending_payment
@@ -164,6 +179,11 @@ export type components = {
         Order: {
             id: string;
             total: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
             currency: string;
             /**
              * @example pending_payment
@@ -181,6 +201,11 @@ export type components = {
                 id: string;
                 orderId: string;
                 amount: number;
+                /**
+                 * @description ISO 4217 code of the amount's currency (decision 0175).
+                 * @example EUR
+                 * @example JPY
+                 */
                 currency: string;
                 /** @enum {string} */
                 status: "pending" | "succeeded" | "declined" | "failed";
@@ -199,11 +224,21 @@ export type components = {
                     lineTotal: number;
                 }[];
                 total: number;
+                /**
+                 * @description ISO 4217 code of the amount's currency (decision 0175).
+                 * @example EUR
+                 * @example JPY
+                 */
                 currency: string;
             } | null;
             refunds: {
                 id: string;
                 amountMinor: number;
+                /**
+                 * @description ISO 4217 code of the amount's currency (decision 0175).
+                 * @example EUR
+                 * @example JPY
+                 */
                 currency: string;
                 reason: string;
                 /** @enum {string} */
@@ -217,6 +252,11 @@ export type components = {
             id: string;
             orderId: string;
             amount: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
             currency: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "declined" | "failed";
@@ -228,7 +268,7 @@ export type components = {
              * @description A URI reference to the problem's documentation (/docs/problems).
              * @enum {string}
              */
-            type: "/docs/problems#idempotency-key-missing" | "/docs/problems#idempotency-key-invalid" | "/docs/problems#idempotency-key-in-use" | "/docs/problems#idempotency-key-reused" | "/docs/problems#card-declined" | "/docs/problems#payment-refused" | "/docs/problems#payment-abandoned" | "/docs/problems#order-already-paid" | "/docs/problems#refund-exceeds-captured" | "/docs/problems#payment-not-refundable" | "/docs/problems#refund-abandoned" | "/docs/problems#invalid-request" | "/docs/problems#unauthenticated" | "/docs/problems#forbidden" | "/docs/problems#rate-limited" | "/docs/problems#not-found" | "/docs/problems#payload-too-large" | "/docs/problems#unsupported-media-type" | "/docs/problems#provider-unavailable" | "/docs/problems#database-unavailable" | "/docs/problems#internal-error" | "about:blank";
+            type: "/docs/problems#idempotency-key-missing" | "/docs/problems#idempotency-key-invalid" | "/docs/problems#idempotency-key-in-use" | "/docs/problems#idempotency-key-reused" | "/docs/problems#card-declined" | "/docs/problems#payment-refused" | "/docs/problems#payment-abandoned" | "/docs/problems#order-already-paid" | "/docs/problems#refund-exceeds-captured" | "/docs/problems#payment-not-refundable" | "/docs/problems#refund-abandoned" | "/docs/problems#amount-invalid-for-currency" | "/docs/problems#invalid-request" | "/docs/problems#unauthenticated" | "/docs/problems#forbidden" | "/docs/problems#rate-limited" | "/docs/problems#not-found" | "/docs/problems#payload-too-large" | "/docs/problems#unsupported-media-type" | "/docs/problems#provider-unavailable" | "/docs/problems#database-unavailable" | "/docs/problems#internal-error" | "about:blank";
             title: string;
             status: number;
             detail: string;
@@ -334,7 +374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Beyond what is left to refund (`refund-exceeds-captured`), a payment that did not succeed (`payment-not-refundable`), or the key used before with another request (`idempotency-key-reused`). */
+            /** @description Beyond what is left to refund (`refund-exceeds-captured`), a payment that did not succeed (`payment-not-refundable`), an amount not valid in its currency (`amount-invalid-for-currency`), or the key used before with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -421,7 +461,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCreated"];
                 };
             };
-            /** @description Invalid items or an unknown SKU. */
+            /** @description Invalid items, an unknown SKU, or items in more than one currency (an order is in one). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -443,6 +483,15 @@ export interface operations {
             };
             /** @description The API key is read-only. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The total is not an amount Stripe takes in its currency (`amount-invalid-for-currency`: below the minimum charge, above the maximum). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
