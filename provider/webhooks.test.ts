@@ -154,6 +154,18 @@ describe("webhook delivery", () => {
       "payment_intent.created",
     ]);
 
+    const dropped = await stripe.paymentIntents.create(
+      { amount: 100, currency: "usd" },
+      { headers: { "X-Provider-Webhook-Fault": "drop" } },
+    );
+    const control = await stripe.paymentIntents.create({ amount: 100, currency: "usd" });
+    await until(() => hook.about(control.id).length === 1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(hook.about(dropped.id)).toEqual([]);
+    // Never sent, and listed as undelivered: the receiver's catch-up is what finds it.
+    const undelivered = await stripe.events.list({ delivery_success: false, limit: 100 });
+    expect(undelivered.data.some((e) => (e.data.object as { id: string }).id === dropped.id)).toBe(true);
+
     const bad = await raw(provider.url, "/v1/payment_intents", {
       body: "amount=100&currency=usd",
       headers: { ...TEST_AUTH, "x-provider-webhook-fault": "explode" },
@@ -188,13 +200,16 @@ describe("webhook fault syntax", () => {
       duplicate: 1,
       delay: { minMs: 200, maxMs: 200 },
       reorder: 1,
+      drop: 0,
     });
-    expect(parseWebhookFaults("duplicate:0.2,delay:0-500,reorder:0.5", "e")).toEqual({
+    expect(parseWebhookFaults("duplicate:0.2,delay:0-500,reorder:0.5,drop:0.1", "e")).toEqual({
       duplicate: 0.2,
       delay: { minMs: 0, maxMs: 500 },
       reorder: 0.5,
+      drop: 0.1,
     });
-    expect(() => parseWebhookFaults("drop", "h")).toThrow();
+    expect(parseWebhookFaults("drop", "h").drop).toBe(1);
+    expect(() => parseWebhookFaults("lose", "h")).toThrow();
     expect(() => parseWebhookFaults("duplicate:2", "h")).toThrow();
   });
 });

@@ -6,10 +6,11 @@
  * webhook), claimed with a lease so several simulator processes share the work.
  *
  * Faults, for a receiver's tests: per request, header `X-Provider-Webhook-Fault` on the POST that
- * caused the events (`duplicate`, `delay=<ms>`, `reorder`), stored with its events; globally,
- * env PROVIDER_WEBHOOK_FAULTS (`duplicate:<p>`, `delay:<min>-<max>`, `reorder:<p>`, or the header's
+ * caused the events (`duplicate`, `delay=<ms>`, `reorder`, `drop`), stored with its events; globally,
+ * env PROVIDER_WEBHOOK_FAULTS (`duplicate:<p>`, `delay:<min>-<max>`, `reorder:<p>`, `drop:<p>`, or the header's
  * items, which always apply). A batch is sent one event after another, oldest first unless
- * reordered (then newest first); a delay holds the events behind it too.
+ * reordered (then newest first); a delay holds the events behind it too. A dropped event is never
+ * sent: it stays undelivered (`delivery_success=false`), as one whose retries ran out.
  */
 import { createHmac } from "node:crypto";
 import type { Pool } from "pg";
@@ -20,9 +21,15 @@ export interface WebhookFaults {
   duplicate: number;
   delay: { minMs: number; maxMs: number } | null;
   reorder: number;
+  drop: number;
 }
 
-export const NO_WEBHOOK_FAULTS: WebhookFaults = Object.freeze({ duplicate: 0, delay: null, reorder: 0 });
+export const NO_WEBHOOK_FAULTS: WebhookFaults = Object.freeze({
+  duplicate: 0,
+  delay: null,
+  reorder: 0,
+  drop: 0,
+});
 
 const MAX_DELAY_MS = 60_000;
 
@@ -42,8 +49,8 @@ function rate(text: string, source: string): number {
 }
 
 /**
- * `duplicate`, `delay=<ms>`, `reorder` (always), or `duplicate:<p>`, `delay:<min>-<max>`,
- * `reorder:<p>` (at random). Empty → none. Throws FaultSyntaxError.
+ * `duplicate`, `delay=<ms>`, `reorder`, `drop` (always), or `duplicate:<p>`, `delay:<min>-<max>`,
+ * `reorder:<p>`, `drop:<p>` (at random). Empty → none. Throws FaultSyntaxError.
  */
 export function parseWebhookFaults(value: string | undefined, source: string): WebhookFaults {
   const faults = { ...NO_WEBHOOK_FAULTS };
@@ -51,9 +58,11 @@ export function parseWebhookFaults(value: string | undefined, source: string): W
     .split(",")
     .map((i) => i.trim())
     .filter(Boolean)) {
-    const m = /^(duplicate|delay|reorder)(?:([=:])(.*))?$/.exec(item);
+    const m = /^(duplicate|delay|reorder|drop)(?:([=:])(.*))?$/.exec(item);
     if (!m)
-      throw new FaultSyntaxError(`${source}: unknown webhook fault "${item}" (duplicate, delay, reorder)`);
+      throw new FaultSyntaxError(
+        `${source}: unknown webhook fault "${item}" (duplicate, delay, reorder, drop)`,
+      );
     const [, name, sep, arg = ""] = m;
     if (name === "delay") {
       if (!sep) throw new FaultSyntaxError(`${source}: "delay" needs a value, e.g. delay=500`);
@@ -64,6 +73,7 @@ export function parseWebhookFaults(value: string | undefined, source: string): W
       const p = sep === ":" ? rate(arg, source) : 1;
       if (sep === "=") throw new FaultSyntaxError(`${source}: "${name}" takes no value`);
       if (name === "duplicate") faults.duplicate = p;
+      else if (name === "drop") faults.drop = p;
       else faults.reorder = p;
     }
   }
@@ -156,6 +166,14 @@ export function startWebhookDelivery(opts: WebhookOptions) {
     const plan = own ?? faults;
     const delay = plan.delay;
     if (delay) await new Promise((r) => setTimeout(r, delay.minMs + random() * (delay.maxMs - delay.minMs)));
+    if (plan.drop > 0 && random() < plan.drop) {
+      await opts.pool.query(
+        `UPDATE ${SCHEMA}.events SET webhook_attempts = webhook_attempts + 1, webhook_next_at = NULL,
+                webhook_last_error = 'dropped (fault)' WHERE id = $1`,
+        [event.id],
+      );
+      return;
+    }
     const payload = JSON.stringify({ ...event.object, pending_webhooks: 1 });
     const copies = plan.duplicate > 0 && random() < plan.duplicate ? 2 : 1;
     // Delivered once any copy is acknowledged.

@@ -73,6 +73,7 @@ if (ha) {
 // Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
 const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : env.isProduction ? "production" : "dev";
 const stack = await startStack(instance, {
+  appUrl: `http://127.0.0.1:${env.PORT}`,
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
   // Each instance opens up to 17 client connections (Prisma 10, pg-boss 4, the abuse limiter 3):

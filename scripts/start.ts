@@ -11,5 +11,5 @@ if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
   execFileSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
 // Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
 const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : isProduction ? "production" : "dev";
-const stack = await startStack(instance);
+const stack = await startStack(instance, { appUrl: `http://127.0.0.1:${PORT}` });
 runWithStack(stack, "node_modules/.bin/next", ["start", "--port", String(PORT)]);

@@ -251,7 +251,8 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   PAYMENT_PROVIDER_WEBHOOK_SECRETS: {
     description:
       "the signing secrets (`whsec_…`, comma-separated) of the provider's webhooks to `POST /api/webhooks/stripe`; during a rotation both the new and the old",
-    default: "unset: every webhook is refused (401); `npm run dev|start` set one for the provider they start",
+    default:
+      "unset: every webhook is refused (400); `npm run dev`, `start` and `cluster` set one for the simulator they start",
   },
   PROVIDER_EVENTS_LOOKBACK_SECONDS: {
     description:

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { type Charge, httpProvider, type Refund } from "../../server/provider";
+import { EVENT_TYPES } from "../../server/provider-events";
 import type { Mismatch } from "../../server/reconciler";
 
 /** A payment of ours with its key and its ledger, read straight from PostgreSQL. */
@@ -46,8 +47,53 @@ export interface Books {
   reportAfterDrain: Report | null;
   /** After a run without the provider, the next run that listed only a narrow window. */
   reportAfterOutage: Report | null;
+  /** The provider's events the app acts on, and our records of the events it received or read back. */
+  theirEvents: TheirEvent[];
+  ourEvents: OurEvent[];
   /** What the admin shows for each payment still pending: its key's state. */
   pendingKeyStates: Map<string, string>;
+}
+
+/** A provider event of a type the app acts on, and what its object's metadata names. */
+export interface TheirEvent {
+  id: string;
+  type: string;
+  objectId: string;
+  paymentId: string | null;
+  refundId: string | null;
+}
+/** Our record of a provider event (provider_events). */
+export interface OurEvent {
+  id: string;
+  outcome: string;
+  detail: string | null;
+}
+
+/** The provider's events of the types the app acts on, from the start of the run. */
+export async function readProviderEvents(providerUrl: string, since: Date): Promise<TheirEvent[]> {
+  const events: TheirEvent[] = [];
+  const listed = httpProvider({ baseUrl: providerUrl }).listEvents({ createdGte: since, types: EVENT_TYPES });
+  for await (const e of listed) {
+    const object = e.data.object as { id: string; metadata?: Record<string, string> };
+    events.push({
+      id: e.id,
+      type: e.type,
+      objectId: object.id,
+      paymentId: object.metadata?.payment_id ?? null,
+      refundId: object.metadata?.refund_id ?? null,
+    });
+  }
+  return events;
+}
+
+export async function readOurEvents(databaseUrl: string): Promise<OurEvent[]> {
+  const client = new pg.Client(databaseUrl);
+  await client.connect();
+  try {
+    return (await client.query<OurEvent>("SELECT id, outcome, detail FROM provider_events")).rows;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 export async function readProviderCharges(providerUrl: string): Promise<Charge[]> {

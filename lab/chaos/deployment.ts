@@ -95,7 +95,20 @@ export async function startDeployment(opts: {
       });
       stops.push(() => (pooler as Pooler).stop());
     }
-    const provider: ProviderProcess = await startProvider({ databaseUrl: direct, port: 0 });
+    // The instances' ports first: the provider delivers its events to one of them.
+    const ports: number[] = [];
+    for (let index = 0; index < profile.instances; index++) ports.push(await freePort());
+    const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
+    const provider: ProviderProcess = await startProvider({
+      databaseUrl: direct,
+      port: 0,
+      env: {
+        PROVIDER_WEBHOOK_URL: `http://127.0.0.1:${ports[ports.length - 1]}/api/webhooks/stripe`,
+        PROVIDER_WEBHOOK_SECRET: webhookSecret,
+        PROVIDER_WEBHOOK_FAULTS: profile.webhookFaults,
+        PROVIDER_WEBHOOK_RETRY_MS: "500",
+      },
+    });
     stops.push(() => provider.stop());
     const proxy = await opts.proxy(provider.url);
     stops.push(() => proxy.stop());
@@ -122,13 +135,15 @@ export async function startDeployment(opts: {
       RECONCILE_INTERVAL_SECONDS: String(profile.reconcileIntervalSeconds),
       RATE_LIMIT_PAYMENTS_PER_MINUTE: String(profile.paymentsPerMinute),
       RATE_LIMIT_ORDERS_PER_MINUTE: "100000",
+      PAYMENT_PROVIDER_WEBHOOK_SECRETS: webhookSecret,
+      PROVIDER_EVENTS_CATCH_UP_SECONDS: String(profile.eventsCatchUpSeconds),
     };
     const instances: Deployment["instances"] = [];
     for (let index = 0; index < profile.instances; index++) {
       instances.push(
         appInstance({
           index,
-          port: await freePort(),
+          port: ports[index] as number,
           env: { ...appEnv, BACKGROUND_JOBS: index === 0 ? "on" : "off" },
           logDir,
         }),

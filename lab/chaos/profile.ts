@@ -23,6 +23,10 @@ export interface Profile {
   paymentsPerMinute: number;
   /** A held request is delivered this long after it arrived: past the timeout and the abandonment. */
   holdMs: number;
+  /** PROVIDER_WEBHOOK_FAULTS of the provider's deliveries. */
+  webhookFaults: string;
+  /** PROVIDER_EVENTS_CATCH_UP_SECONDS: how often the app reads back the events no webhook brought. */
+  eventsCatchUpSeconds: number;
   build: boolean;
   pgPort: number;
 }
@@ -71,6 +75,12 @@ export function parseProfile(argv: string[]): Profile {
     reconcileIntervalSeconds: 5,
     paymentsPerMinute: 12,
     holdMs: 25_000,
+    /**
+     * The provider's webhooks to one app instance (which the monkey SIGKILLs too): duplicated,
+     * reordered, jittered, and some never sent (only the catch-up or the completer then finish).
+     */
+    webhookFaults: "duplicate:0.2,reorder:0.3,delay:0-300,drop:0.15",
+    eventsCatchUpSeconds: 5,
     build: !values["no-build"],
     pgPort: Math.floor(number("pg-port", values["pg-port"], 0)),
   };

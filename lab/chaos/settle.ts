@@ -4,7 +4,9 @@ import {
   countPending,
   type Report,
   readOurBooks,
+  readOurEvents,
   readProviderCharges,
+  readProviderEvents,
   readProviderRefunds,
 } from "./books";
 import type { Deployment } from "./deployment";
@@ -65,6 +67,18 @@ export async function settleAndRead(parts: {
     graceSeconds: 0,
   });
 
+  // Every event the app acts on is recorded once the catch-up has run over the last of them.
+  const eventsBy = Date.now() + (profile.eventsCatchUpSeconds * 3 + 15) * 1000;
+  let theirEvents = await readProviderEvents(deployment.providerUrl, new Date(0));
+  let ourEvents = await readOurEvents(deployment.directDatabaseUrl);
+  while (Date.now() < eventsBy && theirEvents.some((e) => !ourEvents.some((o) => o.id === e.id))) {
+    await sleep(1000);
+    [theirEvents, ourEvents] = await Promise.all([
+      readProviderEvents(deployment.providerUrl, new Date(0)),
+      readOurEvents(deployment.directDatabaseUrl),
+    ]);
+  }
+
   const [charges, providerRefunds, ours] = await Promise.all([
     readProviderCharges(deployment.providerUrl),
     readProviderRefunds(deployment.providerUrl),
@@ -78,6 +92,8 @@ export async function settleAndRead(parts: {
   return {
     charges,
     providerRefunds,
+    theirEvents,
+    ourEvents,
     ...ours,
     reportAfterDrain: (afterDrain.report as Report | null) ?? null,
     reportAfterOutage: (narrow.report as Report | null) ?? null,

@@ -25,6 +25,11 @@ export interface StackOptions {
   database?: Database;
   /** The provider's own store, when it is not to share the app's database server. */
   providerDatabaseUrl?: string;
+  /**
+   * Where the app will answer (its origin): the provider started here delivers its signed events
+   * to its webhook there, with a secret made for this run unless PROVIDER_WEBHOOK_SECRET is set.
+   */
+  appUrl?: string;
 }
 
 /**
@@ -92,12 +97,13 @@ export async function startStack(
       // The provider stands for a service of its own: its own connections, no pooler; in
       // production its own role and database too, and a secret key made for this run.
       const secret = providerSecretFor(env.isProduction);
+      const webhooks = webhooksFor(opts.appUrl);
       const provider = await startProvider({
         databaseUrl: opts.providerDatabaseUrl ?? database.providerUrl ?? direct,
         port,
-        env: secret.provider,
+        env: { ...secret.provider, ...webhooks.provider },
       });
-      Object.assign(appSecret, secret.app);
+      Object.assign(appSecret, secret.app, webhooks.app);
       stops.push(["payment provider", () => provider.stop()]);
       providerUrl = provider.url;
     }
@@ -127,6 +133,26 @@ export async function startStack(
     await stop();
     throw error;
   }
+}
+
+/**
+ * The provider's webhook to the app (decision 0171): its URL and one signing secret, given to both
+ * (the app also keeps any it was configured with, so a rotation's old secret still verifies).
+ */
+function webhooksFor(appUrl: string | undefined): {
+  provider: Record<string, string>;
+  app: Record<string, string>;
+} {
+  if (!appUrl) return { provider: {}, app: {} };
+  const secret = process.env.PROVIDER_WEBHOOK_SECRET || `whsec_${randomBytes(24).toString("base64url")}`;
+  const configured = process.env.PAYMENT_PROVIDER_WEBHOOK_SECRETS;
+  return {
+    provider: {
+      PROVIDER_WEBHOOK_URL: new URL("/api/webhooks/stripe", appUrl).href,
+      PROVIDER_WEBHOOK_SECRET: secret,
+    },
+    app: { PAYMENT_PROVIDER_WEBHOOK_SECRETS: configured ? `${secret},${configured}` : secret },
+  };
 }
 
 /**

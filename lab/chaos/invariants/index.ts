@@ -5,6 +5,7 @@ import { ledgerBalanced } from "./ledger-balanced";
 import { noChargeAfterRefusal } from "./no-charge-after-refusal";
 import { nothingChargedIsTrue } from "./nothing-charged";
 import { oneChargePerOrder } from "./one-charge-per-order";
+import { providerEventsApplied } from "./provider-events";
 import { noRefundBookedWithoutProvider, providerRefundsBooked, refundAnswersBooked } from "./refunds-booked";
 import { refundsWithinCapture } from "./refunds-within-capture";
 import { rogueReported } from "./rogue-reported";
@@ -30,4 +31,5 @@ export const INVARIANTS: Invariant[] = [
   providerRefundsBooked,
   noRefundBookedWithoutProvider,
   refundAnswersBooked,
+  providerEventsApplied,
 ];

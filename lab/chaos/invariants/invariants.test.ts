@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Charge, Refund } from "../../../server/provider";
 import type { Books, OurRefund } from "../books";
 import { Journal, type RefundAnswer } from "../journal";
+import { providerEventsApplied } from "./provider-events";
 import { noRefundBookedWithoutProvider, providerRefundsBooked, refundAnswersBooked } from "./refunds-booked";
 import { refundsWithinCapture } from "./refunds-within-capture";
 import type { Evidence } from "./types";
@@ -47,6 +48,8 @@ function evidence(books: Partial<Books>, answers: Partial<RefundAnswer>[] = []):
     payments: [],
     providerRefunds: [],
     refunds: [],
+    theirEvents: [],
+    ourEvents: [],
     unbalancedCurrencies: [],
     unbalancedTransactions: [],
     reportAfterDrain: null,
@@ -123,5 +126,35 @@ describe("the refund invariants", () => {
       expect.stringContaining("refund r2 (succeeded, 200, 2 reversals)"),
     ]);
     expect(refundAnswersBooked.check(e)).toHaveLength(1);
+  });
+});
+
+describe("every provider event recorded, none contradicting the books", () => {
+  const event = {
+    id: "evt_1",
+    type: "payment_intent.succeeded",
+    objectId: "pi_1",
+    paymentId: "p1",
+    refundId: null,
+  };
+  it("is broken by an event never recorded, or recorded as a mismatch", () => {
+    expect(providerEventsApplied.check(evidence({ theirEvents: [event] }))).toHaveLength(1);
+    const mismatch = evidence({
+      theirEvents: [event],
+      ourEvents: [{ id: "evt_1", outcome: "mismatch", detail: "x" }],
+    });
+    expect(providerEventsApplied.check(mismatch)).toHaveLength(1);
+  });
+  it("holds for an event applied, or a rogue charge's contradicting one", () => {
+    const applied = evidence({
+      theirEvents: [event],
+      ourEvents: [{ id: "evt_1", outcome: "applied", detail: null }],
+    });
+    expect(providerEventsApplied.check(applied)).toEqual([]);
+    const rogue = {
+      ...evidence({ theirEvents: [event], ourEvents: [{ id: "evt_1", outcome: "mismatch", detail: "x" }] }),
+      rogueIds: new Set(["pi_1"]),
+    };
+    expect(providerEventsApplied.check(rogue)).toEqual([]);
   });
 });
