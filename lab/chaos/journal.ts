@@ -83,6 +83,8 @@ export class Journal {
   readonly keys: KeyOutcome[] = [];
   readonly operators: OperatorAction[] = [];
   readonly rogue: RogueCharge[] = [];
+  /** The provider's events the app acts on, and how our records of them ended (after the settle). */
+  providerEvents = { listed: 0, outcomes: new Map<string, number>() };
   readonly faults = new Map<FaultKind, number>();
   /** The faults done to each payment's charge requests, by payment id. */
   readonly faultsByPayment = new Map<string, FaultKind[]>();

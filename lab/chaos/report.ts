@@ -53,6 +53,10 @@ export function printReport(opts: {
     row("refunds (presses / requests)", `${refundPresses} / ${j.refundAnswers.length}`),
     row("refund answers", list(refundsBy)),
     row("charges behind our back", rogue),
+    row(
+      "provider events (listed: recorded)",
+      `${j.providerEvents.listed}: ${list(j.providerEvents.outcomes)}`,
+    ),
   ])
     console.log(line);
   for (const note of j.notes) console.log(row("note", note));

@@ -79,6 +79,10 @@ export async function settleAndRead(parts: {
     ]);
   }
 
+  journal.providerEvents.listed = theirEvents.length;
+  const listed = new Set(theirEvents.map((e) => e.id));
+  for (const o of ourEvents) if (listed.has(o.id)) journal.count(journal.providerEvents.outcomes, o.outcome);
+
   const [charges, providerRefunds, ours] = await Promise.all([
     readProviderCharges(deployment.providerUrl),
     readProviderRefunds(deployment.providerUrl),

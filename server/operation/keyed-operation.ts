@@ -67,7 +67,7 @@ export interface KeyedOperationDefinition<
      * Lists what the provider made with one idempotency key, or with metadata: a resumed attempt
      * asks before it sends again, since the provider forgets keys (Stripe after 24 h).
      */
-    list: (deps: TDeps, filter: EarlierFilter) => AsyncIterable<TMade>;
+    list: (deps: TDeps, filter: EarlierFilter, row: TRow) => AsyncIterable<TMade>;
     /** The metadata key under which each request carries the row's id. */
     rowIdKey: string;
     /** The provider request for a row: its body (the row's id in its metadata under `rowIdKey`). */
@@ -157,7 +157,8 @@ export function keyedOperation<
   async function findEarlier(deps: TDeps, row: TRow): Promise<TMade | null> {
     const key = op.provider.rowIdKey;
     for (const filter of [{ idempotencyKey: row.providerKey }, { metadata: { [key]: row.id } }]) {
-      for await (const made of op.provider.list(deps, filter)) if (made.metadata[key] === row.id) return made;
+      for await (const made of op.provider.list(deps, filter, row))
+        if (made.metadata[key] === row.id) return made;
     }
     return null;
   }

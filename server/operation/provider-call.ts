@@ -23,8 +23,8 @@ export interface RequestMark {
 /** How an operation reads its provider's answers: where its mark is, and what they mean. */
 export interface ProviderTerms {
   mark: RequestMark;
-  /** Provider codes that prove this request can never succeed, whatever earlier attempts did. */
-  definiteRefusals: ReadonlySet<string>;
+  /** Whether a provider's refusal proves this request can never succeed, whatever earlier attempts did. */
+  definiteRefusal: (refusal: { code: string; param?: string | undefined }) => boolean;
   /** The operation's answer to the provider's own "in flight" (the client comes back later). */
   inFlight: (retryAfterSeconds: number) => TRPCError;
 }
@@ -52,7 +52,11 @@ export async function callProvider<T>(
     return { made: await send() };
   } catch (error) {
     if (!isProviderError(error)) throw error;
-    if (error.kind === "rejected" && error.code && terms.definiteRefusals.has(error.code))
+    if (
+      error.kind === "rejected" &&
+      error.code &&
+      terms.definiteRefusal({ code: error.code, param: error.param })
+    )
       return { refused: error.message, code: error.code };
     if (!error.requestMayHaveLeft) await unmarkRequest(prisma, terms.mark, attempt.id, was);
     throw providerFailure(error, terms.inFlight);
@@ -60,12 +64,13 @@ export async function callProvider<T>(
 }
 
 /**
- * A provider failure as the client's answer: its own "in flight" is ours too, anything else is
+ * A provider failure as the client's answer: its own "in flight", and a payment it has not finished
+ * (awaiting the customer's authentication, processing), are "in flight" for us too; anything else is
  * unavailable; either way the client is told when to come back (the provider's Retry-After, else 1 s).
  */
 export function providerFailure(error: ProviderError, inFlight: (retryAfterSeconds: number) => TRPCError) {
   const retryAfterSeconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-  return error.kind === "conflict"
+  return error.kind === "conflict" || error.kind === "pending"
     ? inFlight(retryAfterSeconds)
     : domainErrors.providerUnavailable(error.kind, retryAfterSeconds);
 }

@@ -39,7 +39,19 @@ export const DEFAULT_ABANDON_AFTER_SECONDS = 3600;
  * charge an earlier attempt may have made: it is treated as unavailable, never as a refusal that
  * would free the order for a second charge.
  */
-const DEFINITE_REFUSALS = new Set(["payment_method_unknown", "parameter_invalid"]);
+const REFUSED_PARAMETERS = new Set([
+  "parameter_missing",
+  "parameter_unknown",
+  "parameter_invalid",
+  "parameter_invalid_integer",
+  "parameter_invalid_boolean",
+  "amount_too_small",
+  "amount_too_large",
+  "amount_not_in_steps",
+]);
+/** A request the provider refused for its parameters, or for a payment method it does not have. */
+const definiteRefusal = ({ code, param }: { code: string; param?: string | undefined }) =>
+  REFUSED_PARAMETERS.has(code) || (code === "resource_missing" && param === "payment_method");
 /** Where a payment keeps its "a charge request may have left" mark. */
 const CHARGE_REQUESTED = { table: "payments", column: "charge_requested_at" } as const;
 
@@ -72,7 +84,7 @@ export const payment = keyedOperation<
   requestOf: (key) => ({ ...(key.requestParams as PaymentRequest), accountId: key.accountId }),
   abandonAfterSeconds: DEFAULT_ABANDON_AFTER_SECONDS,
   provider: {
-    definiteRefusals: DEFINITE_REFUSALS,
+    definiteRefusal,
     inFlight: domainErrors.paymentInFlightAtProvider,
     list: (deps, filter) => deps.provider.listCharges(filter),
     rowIdKey: "payment_id",

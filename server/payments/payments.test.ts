@@ -12,6 +12,7 @@ import {
   providerChargesForOrder,
 } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
+import { payment } from "./operation";
 
 let provider: TestProvider;
 let alice: TestAccount;
@@ -280,5 +281,28 @@ describe("row ids", () => {
     for (const ids of Object.values(made)) expect(ids).toEqual([...ids].sort());
     // Version 7 (the time-ordered layout), not version 4's random bits.
     for (const id of [...made.order, ...made.payment, ...made.ledgerTransaction]) expect(id[14]).toBe("7");
+  });
+});
+
+describe("a payment the provider has not finished (3-D Secure asked for)", () => {
+  it("is in flight (409 with Retry-After), never booked nor refused; the completer leaves it pending", async () => {
+    const order = await createTestOrder(alice);
+    const key = newKey();
+    const input = { orderId: order.id, paymentMethod: "pm_card_authenticationRequired" };
+    const first = await pay(alice, key, input, provider.client);
+    expect(first.ok).toBe(false);
+    if (first.ok) return;
+    expect(first.error.code).toBe("CONFLICT");
+    expect(first.headers.get("retry-after")).not.toBeNull();
+    const row = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(row.status).toBe("pending");
+    // Held for the Retry-After the client was told ("busy"), or tried and still unfinished ("failed").
+    expect(["busy", "failed"]).toContain(
+      await payment.redrive({ prisma: db(), provider: provider.client }, row.idempotencyKeyId as bigint, {
+        by: "test",
+      }),
+    );
+    expect((await db().payment.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("pending");
+    expect(await db().ledgerTransaction.count({ where: { paymentId: row.id } })).toBe(0);
   });
 });

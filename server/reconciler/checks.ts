@@ -62,13 +62,14 @@ export function checkCharge(
     };
   }
   const clearing = payment.ledgerEntries.find((e) => e.entryType === "provider_clearing");
-  if (charge.status === "declined") {
+  // Declined, canceled or not final yet: nothing taken, so no postings is right.
+  if (!moneyTaken) {
     return payment.ledgerEntries.length > 0
       ? {
           kind: "declined_with_postings",
           paymentId: payment.id,
           chargeId: charge.id,
-          detail: "the provider declined this charge, yet the ledger booked it",
+          detail: `the provider's charge is ${charge.status}, yet the ledger booked it`,
         }
       : null;
   }

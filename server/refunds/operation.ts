@@ -33,7 +33,13 @@ export interface RefundDeps {
 }
 
 /** Provider answers that prove no refund was made for this request, whatever earlier attempts did. */
-const DEFINITE_REFUSALS = new Set(["amount_too_large", "charge_not_refundable", "resource_missing"]);
+const DEFINITE_REFUSALS = new Set([
+  "amount_too_large",
+  "charge_already_refunded",
+  "charge_not_refundable",
+  "amount_not_in_steps",
+  "resource_missing",
+]);
 
 /**
  * A refund: phase 1 inserts the pending refund (its request marked as leaving), phase 2 refunds at
@@ -63,9 +69,10 @@ export const refund = keyedOperation<
   createRefused: refusalOf,
   requestOf: (key) => ({ ...(key.requestParams as RefundRequest), createdBy: "completer" }),
   provider: {
-    definiteRefusals: DEFINITE_REFUSALS,
+    definiteRefusal: ({ code }) => DEFINITE_REFUSALS.has(code),
     inFlight: domainErrors.inFlightAtProvider,
-    list: (deps, filter) => deps.provider.listRefunds(filter),
+    // Narrowed to the payment's refunds: Stripe cannot search refunds, so a filter alone walks them all.
+    list: (deps, filter, row) => deps.provider.listRefunds({ ...filter, charge: row.providerChargeId }),
     rowIdKey: "refund_id",
     request: (row) => ({
       charge: row.providerChargeId,
@@ -181,7 +188,7 @@ function checkedRefund(found: Refund, row: TrackedRefund): Refund {
  * its refunds), which may be smaller than our books say; read now, or a retryable error.
  */
 async function refusalAnswer(deps: RefundDeps, row: TrackedRefund, refusal: { code: string }) {
-  if (refusal.code !== "amount_too_large") {
+  if (refusal.code !== "amount_too_large" && refusal.code !== "charge_already_refunded") {
     return domainErrors.paymentNotRefundable({ id: row.paymentId, status: "not refundable at the provider" });
   }
   const restMinor = await askProvider(async () => {
