@@ -57,6 +57,8 @@ export default defineConfig({
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
         RATE_LIMIT_PAYMENTS_PER_MINUTE: "10000",
         RATE_LIMIT_ORDERS_PER_MINUTE: "10000",
+        // e2e/webhooks.spec.ts signs with it.
+        PAYMENT_PROVIDER_WEBHOOK_SECRETS: "whsec_e2e_only_0123456789abcdef",
       },
       reuseExistingServer: !process.env.CI,
       // `next build` runs inside this command: on a busy 2-core machine it alone took 3 minutes.

@@ -163,7 +163,7 @@ describe("GET /v1/events", () => {
   });
 
   it("starting_after and ending_before page through events; delivery_success=false lists only undelivered ones", async () => {
-    await stripe.paymentIntents.create(visa);
+    const mine = await stripe.paymentIntents.create(visa);
     const page = await stripe.events.list({ limit: 3 });
     const [newest, middle, oldest] = page.data.map((e) => e.id);
     expect((await stripe.events.list({ limit: 1, starting_after: middle as string })).data[0]?.id).toBe(
@@ -172,10 +172,11 @@ describe("GET /v1/events", () => {
     expect((await stripe.events.list({ limit: 1, ending_before: middle as string })).data[0]?.id).toBe(
       newest,
     );
-    // No webhook endpoint here: nothing is waiting for delivery.
+    // No webhook endpoint here: nothing of this test's is waiting for delivery (other files' tests
+    // share the provider's store, and a dropped delivery stays undelivered).
     await sleep(10);
     const undelivered = await stripe.events.list({ delivery_success: false, limit: 100 });
-    expect(undelivered.data).toEqual([]);
+    expect(undelivered.data.filter((e) => (e.data.object as { id: string }).id === mine.id)).toEqual([]);
     const both = await failureOf(stripe.events.list({ type: "a", types: ["b"] }));
     expect(both).toMatchObject({ statusCode: 400, code: "parameters_exclusive" });
   });
