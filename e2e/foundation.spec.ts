@@ -17,7 +17,7 @@ test("a shopper signs in as a demo customer and sees the catalogue", async ({ pa
   await page.goto("/signin");
   await page.getByRole("button", { name: "Alice Martin" }).click();
   await expect(page.getByText("Signed in as Alice Martin.")).toBeVisible();
-  await expect(page.getByRole("list", { name: "Products" }).getByRole("listitem")).toHaveCount(5);
+  await expect(page.getByRole("list", { name: "Products" }).getByRole("listitem")).toHaveCount(6);
 });
 
 test("protected procedures answer 401 without a valid token", async ({ request }) => {
