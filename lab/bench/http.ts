@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startDatabase } from "../../scripts/lib/embedded-pg";
 import { startProvider } from "../../scripts/lib/provider-process";
-import { httpProvider } from "../../server/provider";
 import { runFloor } from "./lib/floor";
 import { closedLoop, httpClient, type LoadResult } from "./lib/load";
 import { cpuDelta, cpuMs } from "./lib/proc";
@@ -99,6 +98,8 @@ const server = await startServer();
 // Sockets for 16 clients and the 16 requests that hold keys in flight for the 409s.
 const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
 const alice = "Bearer sk_test_alice";
+// Imported here, after the environment above: the binding reads the app's environment on import.
+const { httpProvider } = await import("../../server/provider");
 const charges = httpProvider({ baseUrl: provider.url, timeoutMs: 10_000 });
 const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
 

@@ -5,10 +5,13 @@ import { applyProviderEvent, EVENT_TYPES, type EventDeps } from "./apply";
 import { ZProviderEvent } from "./verify";
 
 /**
- * The events a webhook did not bring (dropped, or our endpoint down past the provider's retries),
- * read back from the provider's events list: every event of the acted-on types created in the last
- * `lookbackSeconds` that is not recorded yet is applied, oldest first. Older misses are left to
- * the completer and the reconciler, which ask the provider directly. Returns how many it applied.
+ * The events a webhook did not bring (dropped, our endpoint down or answering 503, an instance
+ * killed before its 2xx), read back from the provider: the events of the acted-on types created in
+ * the last `lookbackSeconds` whose delivery has not succeeded (`delivery_success=false`) and that
+ * are not recorded yet, applied oldest first. Delivered events are the webhook's, so a pass costs
+ * nothing when deliveries succeed; with no webhook endpoint at all the provider lists none, and the
+ * completer and the reconciler (which ask the provider directly) finish what is left. Returns how
+ * many it applied.
  */
 export async function catchUpProviderEvents(
   deps: EventDeps,
@@ -16,7 +19,11 @@ export async function catchUpProviderEvents(
 ): Promise<number> {
   const since = new Date(Date.now() - opts.lookbackSeconds * 1000);
   const listed = [];
-  for await (const raw of deps.provider.listEvents({ createdGte: since, types: EVENT_TYPES })) {
+  for await (const raw of deps.provider.listEvents({
+    createdGte: since,
+    types: EVENT_TYPES,
+    undelivered: true,
+  })) {
     const event = ZProviderEvent.safeParse(raw);
     if (event.success) listed.push(event.data);
   }

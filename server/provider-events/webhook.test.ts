@@ -7,8 +7,8 @@ import type { ListedEvent } from "../provider";
 import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { callOutcome, createTestOrder, newKey } from "../test/payments";
+import { bookings, paymentWithLostAnswer, providerEvent } from "../test/provider-events";
 import { it, type TestProvider } from "../test/vitest";
-import { catchUpProviderEvents } from "./catch-up";
 
 const SECRET = "whsec_test_current_0123456789";
 const OLD_SECRET = "whsec_test_previous_0123456789";
@@ -37,37 +37,12 @@ function deliver(body: string, signature: string | null, secrets = [SECRET]) {
 const signed = (body: string, secret = SECRET, timestamp?: number) =>
   Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp && { timestamp }) });
 
-/** A payment whose charge went through but whose answer was lost (the provider dropped it): pending. */
-async function paymentWithLostAnswer() {
-  const order = await createTestOrder(alice);
-  const ctx = contextFor(alice, { "idempotency-key": newKey(), "x-provider-fault": "drop" }, provider.client);
-  const lost = await callOutcome(ctx.resHeaders, () =>
-    createCaller(ctx).payments.create({ orderId: order.id, paymentMethod: "pm_card_visa" }),
-  );
-  expect(lost.ok).toBe(false);
-  const row = await db().payment.findFirstOrThrow({ where: { orderId: order.id } });
-  expect(row.status).toBe("pending");
-  return row;
-}
-
-/** The provider's own event of `type` for the payment, as its events list has it. */
-async function providerEvent(paymentId: string, type: string): Promise<ListedEvent> {
-  const since = new Date(Date.now() - 120_000);
-  for await (const e of provider.client.listEvents({ createdGte: since, types: [type] })) {
-    const object = e.data.object as { metadata?: Record<string, string> };
-    if (object.metadata?.payment_id === paymentId) return e;
-  }
-  throw new Error(`no ${type} event for payment ${paymentId}`);
-}
-
-const bookings = (paymentId: string) =>
-  db().ledgerTransaction.count({ where: { paymentId, kind: "payment_capture" } });
 const recorded = (id: string) => db().providerEvent.findUnique({ where: { id } });
 
 describe("POST /api/webhooks/stripe", () => {
   it("finishes a payment whose answer was lost, once; the same event again changes nothing", async () => {
-    const pending = await paymentWithLostAnswer();
-    const event = await providerEvent(pending.id, "payment_intent.succeeded");
+    const pending = await paymentWithLostAnswer(alice, provider.client);
+    const event = await providerEvent(provider.client, pending.id, "payment_intent.succeeded");
     const body = JSON.stringify(event);
 
     const first = await deliver(body, signed(body));
@@ -87,12 +62,12 @@ describe("POST /api/webhooks/stripe", () => {
   });
 
   it("late, after the completer finished the payment: recorded as already settled, nothing booked twice", async () => {
-    const pending = await paymentWithLostAnswer();
+    const pending = await paymentWithLostAnswer(alice, provider.client);
     const key = pending.idempotencyKeyId as bigint;
     expect(await payment.redrive({ prisma: db(), provider: provider.client }, key, { by: "test" })).toBe(
       "settled",
     );
-    const event = await providerEvent(pending.id, "payment_intent.succeeded");
+    const event = await providerEvent(provider.client, pending.id, "payment_intent.succeeded");
     const body = JSON.stringify(event);
     const late = await deliver(body, signed(body));
     expect(await late.json()).toMatchObject({ outcome: "already_settled", duplicate: false });
@@ -100,8 +75,8 @@ describe("POST /api/webhooks/stripe", () => {
   });
 
   it("an older event out of order moves nothing back: the provider's object decides", async () => {
-    const pending = await paymentWithLostAnswer();
-    const event = await providerEvent(pending.id, "payment_intent.succeeded");
+    const pending = await paymentWithLostAnswer(alice, provider.client);
+    const event = await providerEvent(provider.client, pending.id, "payment_intent.succeeded");
     const body = JSON.stringify(event);
     await deliver(body, signed(body));
     // The same intent's earlier failure, delivered after its success (a card retried, say).
@@ -115,17 +90,6 @@ describe("POST /api/webhooks/stripe", () => {
     const answer = await deliver(olderBody, signed(olderBody));
     expect(await answer.json()).toMatchObject({ outcome: "already_settled" });
     expect((await db().payment.findUniqueOrThrow({ where: { id: pending.id } })).status).toBe("succeeded");
-  });
-
-  it("the catch-up applies an event no webhook brought, from the provider's events list", async () => {
-    const pending = await paymentWithLostAnswer();
-    const event = await providerEvent(pending.id, "payment_intent.succeeded");
-    expect(
-      await catchUpProviderEvents({ prisma: db(), provider: provider.client }, { lookbackSeconds: 300 }),
-    ).toBeGreaterThan(0);
-    expect((await db().payment.findUniqueOrThrow({ where: { id: pending.id } })).status).toBe("succeeded");
-    expect(await recorded(event.id)).toMatchObject({ via: "catch_up", outcome: "applied" });
-    expect(await bookings(pending.id)).toBe(1);
   });
 
   it("an event for an object we never made is recorded and visible, and changes nothing", async () => {

@@ -239,9 +239,10 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
         ),
       );
     },
-    listEvents({ createdGte, types }) {
+    listEvents({ createdGte, types, undelivered }) {
       const list = stripe.events.list({
         limit: pageSize,
+        ...(undelivered && { delivery_success: false }),
         created: { gte: Math.floor(createdGte.getTime() / 1000) },
         types: [...types],
       });

@@ -99,8 +99,15 @@ export interface PaymentProvider {
    * refunds).
    */
   listRefunds(opts?: ListRefundsOptions): AsyncIterable<Refund>;
-  /** The events created since `createdGte` of the given types, newest first (Stripe's /v1/events). */
-  listEvents(opts: { createdGte: Date; types: readonly string[] }): AsyncIterable<ListedEvent>;
+  /**
+   * The events created since `createdGte` of the given types, newest first (Stripe's /v1/events);
+   * `undelivered`: only those whose webhook delivery has not succeeded (`delivery_success=false`).
+   */
+  listEvents(opts: {
+    createdGte: Date;
+    types: readonly string[];
+    undelivered?: boolean;
+  }): AsyncIterable<ListedEvent>;
 }
 
 /** An event as the provider lists it (Stripe's Event): read by server/provider-events. */
