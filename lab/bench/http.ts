@@ -742,6 +742,10 @@ async function startServer(): Promise<ChildProcess> {
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  // A crash of the bench must not leave the server holding its port for the next run.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   for (let i = 0; i < 300; i++) {
     const ok = await fetch(`http://127.0.0.1:${PORT}/api/health`).then(
       (r) => r.ok,
