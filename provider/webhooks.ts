@@ -9,7 +9,8 @@
  * caused the events (`duplicate`, `delay=<ms>`, `reorder`, `drop`), stored with its events; globally,
  * env PROVIDER_WEBHOOK_FAULTS (`duplicate:<p>`, `delay:<min>-<max>`, `reorder:<p>`, `drop:<p>`, or the header's
  * items, which always apply). A batch is sent one event after another, oldest first unless
- * reordered (then newest first); a delay holds the events behind it too. A dropped event is never
+ * reordered (then newest first); a delayed event is set aside for its delay (its first attempt
+ * only) while the others go on. A dropped event is never
  * sent: it stays undelivered (`delivery_success=false`), as one whose retries ran out.
  */
 import { createHmac } from "node:crypto";
@@ -109,6 +110,7 @@ interface Claimed {
   object: Record<string, unknown>;
   attempts: number;
   fault: string | null;
+  lastError: string | null;
 }
 
 const BATCH = 20;
@@ -134,7 +136,8 @@ export function startWebhookDelivery(opts: WebhookOptions) {
         WHERE e.id IN (SELECT id FROM ${SCHEMA}.events
                         WHERE pending_webhooks > 0 AND webhook_next_at <= clock_timestamp()
                         ORDER BY created, id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING e.id, e.created, e.object, e.webhook_attempts AS attempts, e.webhook_fault AS fault`,
+        RETURNING e.id, e.created, e.object, e.webhook_attempts AS attempts, e.webhook_fault AS fault,
+                  e.webhook_last_error AS "lastError"`,
       [leaseMs],
     );
     // Oldest first: a change's events carry successive milliseconds (events.ts).
@@ -165,7 +168,15 @@ export function startWebhookDelivery(opts: WebhookOptions) {
     const own = event.fault ? parseWebhookFaults(event.fault, "X-Provider-Webhook-Fault") : null;
     const plan = own ?? faults;
     const delay = plan.delay;
-    if (delay) await new Promise((r) => setTimeout(r, delay.minMs + random() * (delay.maxMs - delay.minMs)));
+    // A first attempt is set aside for its delay, without holding the events behind it.
+    if (delay && event.attempts === 0 && event.lastError === null) {
+      await opts.pool.query(
+        `UPDATE ${SCHEMA}.events SET webhook_last_error = 'delayed (fault)',
+                webhook_next_at = clock_timestamp() + make_interval(secs => $2::float8 / 1000) WHERE id = $1`,
+        [event.id, delay.minMs + random() * (delay.maxMs - delay.minMs)],
+      );
+      return;
+    }
     if (plan.drop > 0 && random() < plan.drop) {
       await opts.pool.query(
         `UPDATE ${SCHEMA}.events SET webhook_attempts = webhook_attempts + 1, webhook_next_at = NULL,

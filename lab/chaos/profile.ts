@@ -77,9 +77,10 @@ export function parseProfile(argv: string[]): Profile {
     holdMs: 25_000,
     /**
      * The provider's webhooks to one app instance (which the monkey SIGKILLs too): duplicated,
-     * reordered, jittered, and some never sent (only the catch-up or the completer then finish).
+     * reordered, delayed up to 8 s (past the completer), and some never sent (only the catch-up
+     * or the completer then finish).
      */
-    webhookFaults: "duplicate:0.2,reorder:0.3,delay:0-300,drop:0.15",
+    webhookFaults: "duplicate:0.2,reorder:0.3,delay:0-8000,drop:0.15",
     eventsCatchUpSeconds: 5,
     build: !values["no-build"],
     pgPort: Math.floor(number("pg-port", values["pg-port"], 0)),
