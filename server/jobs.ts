@@ -10,6 +10,7 @@ import { catchUpProviderEvents } from "./provider-events";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
 import { refund } from "./refunds";
+import { startWebhookDelivery, startWebhookFanOut } from "./webhooks";
 
 interface Job {
   name: string;
@@ -19,8 +20,9 @@ interface Job {
 
 /**
  * The background work of a server or worker process: the completers (payments, refunds), the provider events' catch-up, the key sweep, counter
- * flushing, a periodic reconciliation, the outbox relay and the receipts consumer. Each job never
- * overlaps itself; every one is safe to run in several processes at once.
+ * flushing, a periodic reconciliation, the outbox relay, the receipts consumer, and the merchant
+ * webhooks' fan-out and delivery. Each job never overlaps itself; every one is safe to run in
+ * several processes at once.
  */
 export function startBackgroundJobs(
   deps: { prisma?: Db; provider?: PaymentProvider } = {},
@@ -76,15 +78,16 @@ export function startBackgroundJobs(
   });
   const stopMessaging = startMessaging(prisma);
   const stopFlush = startCounterFlush(prisma);
+  const webhookDelivery = startWebhookDelivery(prisma);
   return async () => {
     for (const t of timers) clearInterval(t);
-    await Promise.allSettled([...running, stopMessaging()]);
+    await Promise.allSettled([...running, stopMessaging(), webhookDelivery.stop()]);
     await stopFlush();
   };
 }
 
 /**
- * The outbox relay and the receipts consumer, on one queue connection per process. The queue
+ * The outbox relay, the receipts consumer and the webhooks' fan-out, on one queue connection per process. The queue
  * (pg-boss, in this database) may be unreachable at boot: keep trying until it is.
  */
 export function startMessaging(prisma: Db, options: Partial<TransportOptions> = {}): () => Promise<void> {
@@ -97,6 +100,7 @@ export function startMessaging(prisma: Db, options: Partial<TransportOptions> = 
         const pollers: Poller[] = [
           startRelay({ prisma, transport }),
           startReceiptsConsumer({ prisma, transport }),
+          startWebhookFanOut({ prisma, transport }),
         ];
         return { transport, pollers };
       } catch (error) {
