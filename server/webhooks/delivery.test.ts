@@ -219,6 +219,25 @@ describe("delivering an outbox event to a merchant's endpoint", () => {
   });
 });
 
+describe("several workers at once", () => {
+  it("never send one message twice: each claim skips the rows another holds", async () => {
+    const { account, receiver, endpoint } = await setUp();
+    await fanOutEvents(
+      db(),
+      Array.from({ length: 30 }, () => paymentSucceeded(account.id)),
+    );
+    const workers = Array.from({ length: 4 }, () =>
+      deliverDueMessages(db(), { policy: LOOPBACK, endpointIds: [endpoint.id], batchSize: 10 }),
+    );
+    const passes = await Promise.all(workers);
+    await deliverUntil([endpoint.id], () => receiver.received.length >= 30);
+    expect(passes.reduce((n, p) => n + p.claimed, 0)).toBeLessThanOrEqual(30);
+    const ids = receiver.received.map((r) => r.headers["webhook-id"]);
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
+  });
+});
+
 describe("rotation, replay and test events", () => {
   it("during the overlap both secrets sign; after it only the new one", async () => {
     const { account, receiver, endpoint } = await setUp();

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Db } from "../db";
 import { newId } from "../db";
 import { domainErrors } from "../errors";
@@ -9,15 +10,19 @@ import { newWebhookSecret } from "./secrets";
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 
-export interface TWebhookEndpointView {
-  id: string;
-  url: string;
-  events: string[];
-  status: "enabled" | "disabled";
-  disabledReason: string | null;
-  disabledAt: string | null;
-  createdAt: string;
-}
+export const ZWebhookEndpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    status: z.enum(["enabled", "disabled"]),
+    /** gone (the receiver answered 410), failing (every attempt failed for days), merchant. */
+    disabledReason: z.string().nullable(),
+    disabledAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type TWebhookEndpointView = z.infer<typeof ZWebhookEndpoint>;
 
 interface EndpointRow {
   id: string;

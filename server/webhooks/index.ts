@@ -20,6 +20,7 @@ export {
   rotateSecret,
   setEndpointEnabled,
   type TWebhookEndpointView,
+  ZWebhookEndpoint,
 } from "./endpoints";
 export {
   TEST_EVENT_TYPE,
@@ -30,4 +31,4 @@ export {
 export { fanOutEvents, fanOutPass, startWebhookFanOut } from "./fan-out";
 export { replayFailedMessages, replayMessage, sendTestEvent } from "./replay";
 export { retryAfterSeconds, retryDelaySeconds, SPEC_RETRY_SCHEDULE_SECONDS } from "./schedule";
-export { recentDeliveries, type TWebhookDeliveryView } from "./views";
+export { recentDeliveries, type TWebhookDeliveryView, ZWebhookDelivery } from "./views";

@@ -1,21 +1,27 @@
+import { z } from "zod";
 import type { Db } from "../db";
 import { ownEndpoint } from "./endpoints";
 
-export interface TWebhookDeliveryView {
-  messageId: string;
-  eventType: string;
-  status: string;
-  attempts: number;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  last: {
-    at: string;
-    outcome: string;
-    httpStatus: number | null;
-    latencyMs: number;
-    responseExcerpt: string | null;
-  } | null;
-}
+export const ZWebhookDelivery = z
+  .object({
+    messageId: z.string(),
+    eventType: z.string(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    createdAt: z.string(),
+    nextAttemptAt: z.string().nullable(),
+    last: z
+      .object({
+        at: z.string(),
+        outcome: z.string(),
+        httpStatus: z.number().int().nullable(),
+        latencyMs: z.number().int(),
+        responseExcerpt: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type TWebhookDeliveryView = z.infer<typeof ZWebhookDelivery>;
 
 /** The endpoint's latest messages, newest first, each with its latest attempt. */
 export async function recentDeliveries(
@@ -39,7 +45,7 @@ export async function recentDeliveries(
     return {
       messageId: m.id,
       eventType: m.eventType,
-      status: m.status,
+      status: m.status as TWebhookDeliveryView["status"],
       attempts: m.attempts,
       createdAt: m.createdAt.toISOString(),
       nextAttemptAt: m.status === "pending" ? m.nextAttemptAt.toISOString() : null,
