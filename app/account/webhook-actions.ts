@@ -53,6 +53,12 @@ export async function webhookAction(formData: FormData): Promise<void> {
     case "replay":
       await caller.webhooks.replayMessage({ id });
       break;
+    case "replay-failed": {
+      // The page's datetime-local fields, read as UTC (the page shows times in UTC).
+      const utc = (name: string) => `${String(formData.get(name) ?? "")}:00Z`;
+      await caller.webhooks.replayFailed({ id, since: utc("since"), until: utc("until") });
+      break;
+    }
     case "enable":
       await caller.webhooks.setEnabled({ id, enabled: true });
       break;

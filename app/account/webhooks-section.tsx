@@ -56,6 +56,19 @@ export async function WebhooksSection({ caller }: { caller: ServerCaller }) {
             {endpoint.status === "disabled" && <ActionButton id={endpoint.id} act="enable" label="Enable" />}{" "}
             <ActionButton id={endpoint.id} act="delete" label="Delete" />
           </p>
+          <form action={webhookAction} aria-label="Replay failed messages">
+            <input type="hidden" name="id" value={endpoint.id} />
+            <input type="hidden" name="do" value="replay-failed" />
+            <label>
+              Failed since (UTC) <input type="datetime-local" name="since" required />
+            </label>{" "}
+            <label>
+              until <input type="datetime-local" name="until" required />
+            </label>{" "}
+            <button type="submit" className="secondary">
+              Replay failed
+            </button>
+          </form>
           <SecretForm action={rotateWebhookSecretAction} label="Rotate secret">
             <input type="hidden" name="id" value={endpoint.id} />
           </SecretForm>

@@ -10,6 +10,7 @@ import { type DeliveryOptions, deliverDueMessages } from "./deliver";
 import { registerEndpoint, rotateSecret } from "./endpoints";
 import { fanOutEvents } from "./fan-out";
 import { replayFailedMessages, replayMessage, sendTestEvent } from "./replay";
+import { endpointBacklogs } from "./stats";
 import { type Answer, type ReceivedWebhook, startReceiver } from "./testing/receiver";
 
 const LOOPBACK: AddressPolicy = { requireHttps: false, allowLoopback: true };
@@ -179,6 +180,10 @@ describe("delivering an outbox event to a merchant's endpoint", () => {
     await new Promise((r) => setTimeout(r, 300));
     await deliverDueMessages(db(), { policy: LOOPBACK, endpointIds: [endpoint.id] });
     expect(receiver.received).toHaveLength(1);
+    // The admin sees it among the disabled, with its failed message.
+    expect(await endpointBacklogs(db())).toContainEqual(
+      expect.objectContaining({ endpointId: endpoint.id, disabledReason: "gone", failed: 1, pending: 0 }),
+    );
   });
 
   it("failing for longer than the disable window disables the endpoint with reason failing", async () => {

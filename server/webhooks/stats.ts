@@ -31,3 +31,50 @@ export async function webhookStats(prisma: Db): Promise<WebhookStats> {
     disabledEndpoints: row?.disabled ?? 0,
   };
 }
+
+export interface EndpointBacklog {
+  endpointId: string;
+  accountId: string;
+  url: string;
+  disabledReason: string | null;
+  pending: number;
+  failed: number;
+  /** How long its most overdue pending message has been due (0 when none is due yet). */
+  lagSeconds: number;
+}
+
+/** For the admin: endpoints with a backlog, failed messages, or disabled, worst first. */
+export async function endpointBacklogs(prisma: Db, limit = 50): Promise<EndpointBacklog[]> {
+  const rows = await prisma.$queryRaw<
+    {
+      id: string;
+      account_id: string;
+      url: string;
+      disabled_reason: string | null;
+      pending: number;
+      failed: number;
+      lag: number | null;
+    }[]
+  >`
+    SELECT e.id, e.account_id, e.url, e.disabled_reason,
+           count(*) FILTER (WHERE m.status = 'pending')::int AS pending,
+           count(*) FILTER (WHERE m.status = 'failed')::int AS failed,
+           extract(epoch FROM now() - min(m.next_attempt_at) FILTER (
+             WHERE m.status = 'pending' AND m.next_attempt_at <= now()))::float8 AS lag
+      FROM webhook_endpoints e
+      LEFT JOIN webhook_messages m ON m.endpoint_id = e.id AND m.status <> 'succeeded'
+     WHERE e.deleted_at IS NULL
+     GROUP BY e.id
+    HAVING e.disabled_at IS NOT NULL OR count(m.id) > 0
+     ORDER BY (e.disabled_at IS NOT NULL) DESC, count(*) FILTER (WHERE m.status = 'pending') DESC
+     LIMIT ${limit}`;
+  return rows.map((r) => ({
+    endpointId: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    disabledReason: r.disabled_reason,
+    pending: r.pending,
+    failed: r.failed,
+    lagSeconds: Math.max(0, Math.floor(r.lag ?? 0)),
+  }));
+}

@@ -7,6 +7,7 @@ import { adminOutcomesRouter } from "./outcomes";
 import { adminReconcileRouter } from "./reconcile";
 import { adminRefundsRouter } from "./refunds";
 import { adminAuditRouter, adminSessionsRouter } from "./sessions";
+import { adminWebhooksRouter } from "./webhooks";
 
 /** Everything behind the admin pages; every procedure is an adminProcedure. */
 export const adminRouter = router({
@@ -17,6 +18,7 @@ export const adminRouter = router({
   refunds: adminRefundsRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
+  webhooks: adminWebhooksRouter,
   sessions: adminSessionsRouter,
   audit: adminAuditRouter,
 });
