@@ -55,7 +55,10 @@ export async function webhookAction(formData: FormData): Promise<void> {
       break;
     case "replay-failed": {
       // The page's datetime-local fields, read as UTC (the page shows times in UTC).
-      const utc = (name: string) => `${String(formData.get(name) ?? "")}:00Z`;
+      const utc = (name: string) => {
+        const local = String(formData.get(name) ?? "");
+        return `${local}${local.length === 16 ? ":00" : ""}Z`;
+      };
       await caller.webhooks.replayFailed({ id, since: utc("since"), until: utc("until") });
       break;
     }
