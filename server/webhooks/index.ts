@@ -31,5 +31,11 @@ export {
 export { fanOutEvents, fanOutPass, startWebhookFanOut } from "./fan-out";
 export { replayFailedMessages, replayMessage, sendTestEvent } from "./replay";
 export { retryAfterSeconds, retryDelaySeconds, SPEC_RETRY_SCHEDULE_SECONDS } from "./schedule";
-export { type EndpointBacklog, endpointBacklogs, type WebhookStats, webhookStats } from "./stats";
+export {
+  type EndpointBacklog,
+  endpointBacklogs,
+  type WebhookStats,
+  webhookStats,
+  ZEndpointBacklog,
+} from "./stats";
 export { recentDeliveries, type TWebhookDeliveryView, ZWebhookDelivery } from "./views";

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Db } from "../db";
 
 export interface WebhookStats {
@@ -32,16 +33,17 @@ export async function webhookStats(prisma: Db): Promise<WebhookStats> {
   };
 }
 
-export interface EndpointBacklog {
-  endpointId: string;
-  accountId: string;
-  url: string;
-  disabledReason: string | null;
-  pending: number;
-  failed: number;
+export const ZEndpointBacklog = z.object({
+  endpointId: z.string(),
+  accountId: z.string(),
+  url: z.string(),
+  disabledReason: z.string().nullable(),
+  pending: z.number().int(),
+  failed: z.number().int(),
   /** How long its most overdue pending message has been due (0 when none is due yet). */
-  lagSeconds: number;
-}
+  lagSeconds: z.number().int(),
+});
+export type EndpointBacklog = z.infer<typeof ZEndpointBacklog>;
 
 /** For the admin: endpoints with a backlog, failed messages, or disabled, worst first. */
 export async function endpointBacklogs(prisma: Db, limit = 50): Promise<EndpointBacklog[]> {

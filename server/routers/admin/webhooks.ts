@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { adminProcedure, router } from "../../trpc";
-import { endpointBacklogs, webhookStats } from "../../webhooks";
+import { endpointBacklogs, webhookStats, ZEndpointBacklog } from "../../webhooks";
 
 export const adminWebhooksRouter = router({
   /** Merchant webhooks: totals, and the endpoints that are behind, failing or disabled. */
@@ -11,17 +11,7 @@ export const adminWebhooksRouter = router({
         pending: z.number().int(),
         lagSeconds: z.number(),
         disabledEndpoints: z.number().int(),
-        endpoints: z.array(
-          z.object({
-            endpointId: z.string(),
-            accountId: z.string(),
-            url: z.string(),
-            disabledReason: z.string().nullable(),
-            pending: z.number().int(),
-            failed: z.number().int(),
-            lagSeconds: z.number().int(),
-          }),
-        ),
+        endpoints: z.array(ZEndpointBacklog),
       }),
     )
     .query(async ({ ctx }) => {
