@@ -87,8 +87,8 @@ function outcomeOf(result: SendResult, attempts: number, o: DeliveryOptions): Ou
 
 /**
  * The attempt's record and its effect, in one transaction: the message settled or rescheduled
- * (only while the claim is still this attempt's), the endpoint's run of failures, and its
- * disabling on a 410 or after `disableAfterSeconds` of failures.
+ * and the endpoint's run of failures (only while the claim is still this attempt's), and the
+ * endpoint disabled on a 410 or after `disableAfterSeconds` of failures.
  */
 async function recordAttempt(
   prisma: Db,
@@ -116,37 +116,43 @@ async function recordAttempt(
         responseExcerpt: result.excerpt,
       },
     }),
+    // The message's change and the endpoint's run of failures go together, fenced by the claim:
+    // a worker that outlived its lease changes neither. A 410 disables the endpoint whatever.
     outcome === "succeeded"
       ? prisma.$executeRaw`
-          UPDATE webhook_messages SET status = 'succeeded', delivered_at = now()
-           WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'`
-      : outcome === "retry"
-        ? prisma.$executeRaw`
-            UPDATE webhook_messages SET next_attempt_at = now() + make_interval(secs => ${delay}::float8)
-             WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'`
-        : prisma.$executeRaw`
-            UPDATE webhook_messages SET status = 'failed'
-             WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'`,
-    outcome === "succeeded"
-      ? prisma.$executeRaw`
+          WITH settled AS (
+            UPDATE webhook_messages SET status = 'succeeded', delivered_at = now()
+             WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'
+            RETURNING endpoint_id)
           UPDATE webhook_endpoints SET failing_since = NULL
-           WHERE id = ${message.endpoint_id}::uuid AND failing_since IS NOT NULL`
+           WHERE id IN (SELECT endpoint_id FROM settled) AND failing_since IS NOT NULL`
       : outcome === "gone"
         ? prisma.$executeRaw`
+            WITH failed AS (
+              UPDATE webhook_messages SET status = 'failed'
+               WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending')
             UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'gone'
              WHERE id = ${message.endpoint_id}::uuid AND disabled_at IS NULL`
         : prisma.$executeRaw`
-            UPDATE webhook_endpoints
-               SET failing_since = coalesce(failing_since, ${startedAt}),
-                   disabled_at = CASE WHEN disabled_at IS NULL
-                                       AND now() - coalesce(failing_since, ${startedAt})
-                                           >= make_interval(secs => ${o.disableAfterSeconds}::float8)
-                                      THEN now() ELSE disabled_at END,
-                   disabled_reason = CASE WHEN disabled_at IS NULL
-                                           AND now() - coalesce(failing_since, ${startedAt})
-                                               >= make_interval(secs => ${o.disableAfterSeconds}::float8)
-                                          THEN 'failing' ELSE disabled_reason END
-             WHERE id = ${message.endpoint_id}::uuid`,
+            WITH changed AS (
+              UPDATE webhook_messages
+                 SET status = CASE WHEN ${outcome === "failed"} THEN 'failed' ELSE status END,
+                     next_attempt_at = CASE WHEN ${outcome === "retry"}
+                                            THEN now() + make_interval(secs => ${delay}::float8)
+                                            ELSE next_attempt_at END
+               WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'
+              RETURNING endpoint_id),
+            since AS (
+              SELECT e.id, coalesce(e.failing_since, ${startedAt}) AS failing_since,
+                     e.disabled_at IS NULL
+                       AND now() - coalesce(e.failing_since, ${startedAt})
+                           >= make_interval(secs => ${o.disableAfterSeconds}::float8) AS disable
+                FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM changed))
+            UPDATE webhook_endpoints e
+               SET failing_since = since.failing_since,
+                   disabled_at = CASE WHEN since.disable THEN now() ELSE e.disabled_at END,
+                   disabled_reason = CASE WHEN since.disable THEN 'failing' ELSE e.disabled_reason END
+              FROM since WHERE e.id = since.id`,
   ]);
   return outcome;
 }

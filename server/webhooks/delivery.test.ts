@@ -243,6 +243,39 @@ describe("several workers at once", () => {
   });
 });
 
+describe("a worker that stalls past its lease", () => {
+  it("loses the message to another worker, and its late outcome changes nothing", async () => {
+    const { account, receiver, endpoint } = await setUp((n) => (n === 1 ? "hang" : { status: 200 }));
+    await fanOutEvents(db(), [paymentSucceeded(account.id)]);
+    // The first worker claims with a 1 s lease and then hangs on the receiver for 3 s.
+    const stalled = deliverDueMessages(db(), {
+      policy: LOOPBACK,
+      endpointIds: [endpoint.id],
+      leaseSeconds: 1,
+      timeoutMs: 3_000,
+    });
+    await new Promise((r) => setTimeout(r, 1_200));
+    const taken = await deliverDueMessages(db(), { policy: LOOPBACK, endpointIds: [endpoint.id] });
+    expect(taken.outcomes.succeeded).toBe(1);
+    expect((await stalled).outcomes.retry).toBe(1);
+    const message = await db().webhookMessage.findFirstOrThrow({ where: { endpointId: endpoint.id } });
+    expect([message.status, message.attempts]).toEqual(["succeeded", 2]);
+    const attempts = await db().webhookAttempt.findMany({
+      where: { endpointId: endpoint.id },
+      orderBy: { attemptNumber: "asc" },
+    });
+    expect(attempts.map((a) => [a.attemptNumber, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "succeeded"],
+    ]);
+    expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    // Nor does it start a run of failures on an endpoint whose last attempt succeeded.
+    expect(
+      (await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).failingSince,
+    ).toBeNull();
+  });
+});
+
 describe("rotation, replay and test events", () => {
   it("during the overlap both secrets sign; after it only the new one", async () => {
     const { account, receiver, endpoint } = await setUp();
