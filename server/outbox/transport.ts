@@ -15,6 +15,8 @@ export const QUEUES = { receipts: "receipts", receiptsDead: "receipts-dead" } as
 export const ROUTES: Record<TTopic, readonly string[]> = {
   "payment.succeeded": [QUEUES.receipts],
   "payment.declined": [],
+  "payment.authorized": [],
+  "payment.canceled": [],
   "refund.succeeded": [QUEUES.receipts],
 };
 const DEAD_LETTER: Record<string, string> = { [QUEUES.receipts]: QUEUES.receiptsDead };

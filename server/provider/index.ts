@@ -20,6 +20,7 @@ export type {
   Charge,
   ChargeStatus,
   CreateChargeInput,
+  CaptureChargeInput,
   CreateRefundInput,
   ListChargesOptions,
   ListedEvent,
