@@ -13,6 +13,8 @@
  *   PROVIDER_WEBHOOK_URL   deliver every event there, signed (webhooks.ts); needs PROVIDER_WEBHOOK_SECRET (whsec_…)
  *   PROVIDER_WEBHOOK_FAULTS  random delivery faults, e.g. "duplicate:0.2,delay:0-500,reorder:0.5"
  *   PROVIDER_WEBHOOK_RETRY_MS  the first retry's wait after a failed delivery (default 1000; doubles)
+ *   PROVIDER_PUBLIC_URL  the origin browsers reach this process at, for 3-D Secure pages (default: each API request's Host)
+ *   PROVIDER_MERCHANT_NAME  the merchant a 3-D Secure page names (default "Idempotent Checkout")
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
  * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
@@ -62,6 +64,11 @@ const slowText = process.env.PROVIDER_SLOW_CARD_MS?.trim() || "2000";
 if (!/^\d+$/.test(slowText) || Number(slowText) > 60_000)
   fail(`PROVIDER_SLOW_CARD_MS must be whole milliseconds 0-60000, got "${slowText}"`);
 const slowCardMs = Number(slowText);
+
+const publicUrl = process.env.PROVIDER_PUBLIC_URL?.trim().replace(/\/+$/, "") || undefined;
+if (publicUrl && !/^https?:\/\/[^/?#]+$/.test(publicUrl))
+  fail(`PROVIDER_PUBLIC_URL must be an origin such as http://localhost:4010, got "${publicUrl}"`);
+const merchantName = process.env.PROVIDER_MERCHANT_NAME?.trim() || undefined;
 
 let faults: ReturnType<typeof parseFaultEnv>;
 try {
@@ -142,6 +149,8 @@ const server = createProviderServer({
   keyRetentionSeconds,
   secret,
   slowCardMs,
+  publicUrl,
+  merchantName,
   webhooks: webhooks ? { endpoints: 1, notify: webhooks.notify } : undefined,
 });
 

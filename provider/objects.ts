@@ -19,15 +19,24 @@ export type IntentStatus =
 
 export type CaptureMethod = "automatic" | "automatic_async" | "manual";
 
-export interface LastPaymentError {
-  type: "card_error";
-  code: string;
-  decline_code: string;
-  message: string;
-  charge: string;
-  doc_url: string;
-  payment_method: ReturnType<typeof paymentMethodObject>;
-}
+/** A decline (with its charge), or a failed 3-D Secure authentication (no charge was attempted). */
+export type LastPaymentError =
+  | {
+      type: "card_error";
+      code: string;
+      decline_code: string;
+      message: string;
+      charge: string;
+      doc_url: string;
+      payment_method: ReturnType<typeof paymentMethodObject>;
+    }
+  | {
+      type: "invalid_request_error";
+      code: "payment_intent_authentication_failure";
+      message: string;
+      doc_url: string;
+      payment_method: ReturnType<typeof paymentMethodObject>;
+    };
 
 export interface PaymentIntent {
   id: string;

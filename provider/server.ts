@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { authorizedBy, bearer, providerAuth } from "./auth";
+import { messagePage } from "./challenge-page";
 import { type EventRecorder, type EventRequest, listEvents } from "./events";
 import { type FaultConfig, type FaultPlan, FaultSyntaxError, NO_FAULT_CONFIG, planFaults } from "./faults";
 import { type FormObject, parseForm } from "./form";
@@ -39,6 +40,13 @@ import {
 import { SCHEMA } from "./pg";
 import { createRefund, findRefund, listRefunds, readRefund } from "./refunds";
 import { searchIntents } from "./search";
+import {
+  answerChallenge,
+  CHALLENGE_PATH,
+  type ChallengeContext,
+  html,
+  showChallenge,
+} from "./three-d-secure";
 import { parseWebhookFaults } from "./webhooks";
 
 export interface ProviderServerOptions {
@@ -53,6 +61,13 @@ export interface ProviderServerOptions {
   slowCardMs?: number;
   /** Webhook endpoints: how many each event waits for, and the nudge after a commit that wrote events. */
   webhooks?: { endpoints: number; notify(): void };
+  /**
+   * The origin customers' browsers reach this process at, for 3-D Secure pages (PROVIDER_PUBLIC_URL);
+   * default: the origin each API request was addressed to (its Host header).
+   */
+  publicUrl?: string;
+  /** The merchant a challenge page names (default "Idempotent Checkout"). */
+  merchantName?: string;
   /** Called with unexpected errors (default: console.error). */
   onError?: (err: unknown) => void;
 }
@@ -95,11 +110,13 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       send(res, req.method === "GET" ? { status: 200, body: { ok: true } } : methodNotAllowed("GET"));
       return;
     }
-    if (!path.startsWith("/v1/")) {
+    // A 3-D Secure page is the customer's, like hooks.stripe.com: no API key, its token suffices.
+    const challenge = CHALLENGE_PATH.exec(path)?.[1];
+    if (!challenge && !path.startsWith("/v1/")) {
       send(res, unrecognizedUrl(req.method, path), common);
       return;
     }
-    const denied = authenticate(req.headers.authorization);
+    const denied = challenge ? null : authenticate(req.headers.authorization);
     if (denied) {
       send(res, denied, common);
       return;
@@ -129,8 +146,12 @@ export function createProviderServer(options: ProviderServerOptions): Server {
     let reply: Reply;
     if (plan.error !== null) {
       // Before doing anything: nothing is stored, and the same request may be sent again.
-      reply = stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
+      reply = challenge
+        ? html(plan.error, messagePage("Authentication unavailable", `Injected fault: error=${plan.error}`))
+        : stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
       if (plan.error === 503) reply.headers = { "retry-after": "1" };
+    } else if (challenge) {
+      reply = await challengeRoute(req, challenge, { id: requestId, idempotencyKey: null, webhookFault });
     } else {
       const call = {
         req,
@@ -152,6 +173,28 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       return;
     }
     send(res, reply, common);
+  }
+
+  async function challengeRoute(req: IncomingMessage, token: string, request: EventRequest): Promise<Reply> {
+    const ctx: ChallengeContext = {
+      pool,
+      merchant: options.merchantName ?? "Idempotent Checkout",
+      request,
+      recorder,
+    };
+    if (req.method === "GET") return showChallenge(ctx, token);
+    if (req.method !== "POST")
+      return {
+        ...html(405, messagePage("Method not allowed", "GET or POST only.")),
+        headers: { allow: "GET, POST" },
+      };
+    const body = await readForm(req);
+    const action = body.ok ? body.form.action : undefined;
+    if (action !== "complete" && action !== "fail")
+      return html(400, messagePage("Bad request", 'The form sends action "complete" or "fail".'));
+    const answered = await answerChallenge(ctx, token, action);
+    if (answered.changed && options.webhooks) options.webhooks.notify();
+    return answered.reply;
   }
 
   function authenticate(authorization: string | undefined): Reply | null {
@@ -253,7 +296,10 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       },
       async (client) => {
         ran = true;
-        return { reply: await work({ client, request: call.request, recorder, slowCardMs }, input) };
+        const publicUrl = options.publicUrl ?? originOf(call.req);
+        return {
+          reply: await work({ client, publicUrl, request: call.request, recorder, slowCardMs }, input),
+        };
       },
     );
     if (ran && options.webhooks) options.webhooks.notify();
@@ -304,4 +350,12 @@ function listIntentParams(params: Params, values: unknown[]): string[] {
   params.only("limit", "starting_after", "ending_before", "created");
   const created = createdFilter(params, values);
   return created ? [created] : [];
+}
+
+/** The origin a request was addressed to (its Host header, when it is a host[:port]). */
+function originOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? "";
+  const local = req.socket.localAddress ?? "127.0.0.1";
+  const fallback = `${local.includes(":") ? `[${local}]` : local}:${req.socket.localPort}`;
+  return `http://${/^[A-Za-z0-9.[\]:-]+$/.test(host) ? host : fallback}`;
 }
