@@ -23,6 +23,7 @@ import {
   unrecognizedUrl,
 } from "./http";
 import { runIdempotent } from "./idempotency";
+import { STRIPE_AUTHORIZATION_TTL_SECONDS } from "./intent-store";
 import { createdFilter, listPage, listReply, pageParams } from "./lists";
 import { API_VERSION } from "./objects";
 import { Params } from "./params";
@@ -66,6 +67,8 @@ export interface ProviderServerOptions {
    * default: the origin each API request was addressed to (its Host header).
    */
   publicUrl?: string;
+  /** An authorization's capture_before after its charge (default Stripe's 7 days). */
+  authorizationTtlSeconds?: number;
   /** The merchant a challenge page names (default "Idempotent Checkout"). */
   merchantName?: string;
   /** Called with unexpected errors (default: console.error). */
@@ -91,6 +94,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   const { pool } = options;
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
+  const authorizationTtlSeconds = options.authorizationTtlSeconds ?? STRIPE_AUTHORIZATION_TTL_SECONDS;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
   const auth = providerAuth(options.secret);
   const recorder: EventRecorder = { endpoints: options.webhooks?.endpoints ?? 0 };
@@ -179,6 +183,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
     const ctx: ChallengeContext = {
       pool,
       merchant: options.merchantName ?? "Idempotent Checkout",
+      authorizationTtlSeconds,
       request,
       recorder,
     };
@@ -298,7 +303,10 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         ran = true;
         const publicUrl = options.publicUrl ?? originOf(call.req);
         return {
-          reply: await work({ client, publicUrl, request: call.request, recorder, slowCardMs }, input),
+          reply: await work(
+            { client, publicUrl, request: call.request, recorder, slowCardMs, authorizationTtlSeconds },
+            input,
+          ),
         };
       },
     );

@@ -52,6 +52,7 @@ export async function storeChallenge(client: PoolClient, challenge: Challenge, p
 
 export interface ChallengeContext {
   pool: Pool;
+  authorizationTtlSeconds: number;
   merchant: string;
   request: EventRequest;
   recorder: EventRecorder;
@@ -105,7 +106,7 @@ export async function answerChallenge(
     const result =
       action === "fail" || card?.kind !== "requires_action"
         ? authenticationFailed(pi, paymentMethod, now)
-        : cardResult(pi, pi, paymentMethod, card.then, now, timeOrderedId("ch"));
+        : cardResult(pi, pi, paymentMethod, card.then, now, timeOrderedId("ch"), ctx.authorizationTtlSeconds);
     const status: RedirectStatus = result.next.status === "requires_payment_method" ? "failed" : "succeeded";
     await writeIntent(client, result.next);
     if (result.charge) await insertCharge(client, result.charge, now);
