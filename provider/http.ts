@@ -164,3 +164,11 @@ export async function readForm(
     return { ok: false, reply };
   }
 }
+
+/** The origin a request was addressed to (its Host header, when it is a host[:port]). */
+export function originOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? "";
+  const local = req.socket.localAddress ?? "127.0.0.1";
+  const fallback = `${local.includes(":") ? `[${local}]` : local}:${req.socket.localPort}`;
+  return `http://${/^[A-Za-z0-9.[\]:-]+$/.test(host) ? host : fallback}`;
+}

@@ -4,11 +4,14 @@
  * read and write intents and charges in the caller's transaction.
  */
 import type { PoolClient } from "pg";
-import type { NewEvent } from "./events";
+import { type EventRecorder, type EventRequest, type NewEvent, recordEvents } from "./events";
 import { type Reply, stripeError } from "./http";
 import { type Charge, changedFrom, newCharge, type PaymentIntent, unixSeconds } from "./objects";
 import { SCHEMA } from "./pg";
 import { type AuthorizationOutcome, paymentMethodObject } from "./test-cards";
+
+/** How long Stripe holds an uncaptured card authorization: 7 days. */
+export const STRIPE_AUTHORIZATION_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface CardResult {
   next: PaymentIntent;
@@ -29,10 +32,14 @@ export function cardResult(
   outcome: AuthorizationOutcome,
   now: Date,
   chargeId: string,
+  authorizationTtlSeconds: number,
 ): CardResult {
   if (outcome.kind === "succeeds") {
     const manual = pi.capture_method === "manual";
-    const charge = newCharge(chargeId, now, pi, paymentMethod, { captured: !manual });
+    const charge = newCharge(chargeId, now, pi, paymentMethod, {
+      captured: !manual,
+      captureBefore: unixSeconds(now) + authorizationTtlSeconds,
+    });
     const next: PaymentIntent = {
       ...pi,
       status: manual ? "requires_capture" : "succeeded",
@@ -125,4 +132,30 @@ export async function insertCharge(client: PoolClient, charge: Charge, created: 
      VALUES ($1, $2, $3, $4, 0, $5)`,
     [charge.id, charge.payment_intent, created, charge.amount_captured, JSON.stringify(charge)],
   );
+}
+
+/** Cancels a locked intent that took no money (a request's, or an expired authorization's). */
+export async function cancelAndStore(
+  client: PoolClient,
+  pi: PaymentIntent,
+  reason: string | null,
+  request: EventRequest,
+  recorder: EventRecorder,
+): Promise<PaymentIntent> {
+  const next: PaymentIntent = {
+    ...pi,
+    status: "canceled",
+    amount_capturable: 0,
+    canceled_at: unixSeconds(new Date()),
+    cancellation_reason: reason,
+    next_action: null,
+  };
+  await writeIntent(client, next);
+  await recordEvents(
+    client,
+    request,
+    [{ type: "payment_intent.canceled", object: next, previous: changedFrom(pi, next) }],
+    recorder,
+  );
+  return next;
 }

@@ -150,10 +150,14 @@ export function newCharge(
   created: Date,
   pi: PaymentIntent,
   paymentMethod: string,
-  result: { captured: boolean } | { failureCode: string; declineCode: string; message: string },
+  result:
+    | { captured: boolean; captureBefore?: number }
+    | { failureCode: string; declineCode: string; message: string },
 ): Charge {
   const failed = "failureCode" in result;
   const captured = !failed && result.captured;
+  // An authorization's deadline, as Stripe shows it (Stripe refunds it, uncaptured, then).
+  const captureBefore = !failed && !captured ? result.captureBefore : undefined;
   const brand = TEST_CARDS.get(paymentMethod)?.brand ?? "visa";
   return {
     id,
@@ -189,7 +193,11 @@ export function newCharge(
     payment_method: paymentMethod,
     payment_method_details: {
       type: "card",
-      card: { ...cardDetails(paymentMethod, unixSeconds(created)), brand },
+      card: {
+        ...cardDetails(paymentMethod, unixSeconds(created)),
+        brand,
+        ...(captureBefore !== undefined && { capture_before: captureBefore }),
+      },
     },
     refunded: false,
     status: failed ? "failed" : "succeeded",

@@ -17,7 +17,7 @@ import type { PoolClient } from "pg";
 import { amountProblem } from "../shared/currency";
 import { type EventRecorder, type EventRequest, type NewEvent, recordEvents } from "./events";
 import { notFound, type Reply, stripeError } from "./http";
-import { cardResult, insertCharge, lockIntent, writeIntent } from "./intent-store";
+import { cancelAndStore, cardResult, insertCharge, lockIntent, writeIntent } from "./intent-store";
 import {
   type CaptureMethod,
   type Charge,
@@ -25,7 +25,6 @@ import {
   type IntentStatus,
   newPaymentIntent,
   type PaymentIntent,
-  unixSeconds,
 } from "./objects";
 import { ParamError, type Params } from "./params";
 import { SCHEMA, timeOrderedId } from "./pg";
@@ -40,6 +39,8 @@ export interface IntentContext {
   recorder: EventRecorder;
   /** How long `pm_card_slow` takes. */
   slowCardMs: number;
+  /** An authorization's capture_before, from its charge's creation (Stripe: 7 days). */
+  authorizationTtlSeconds: number;
 }
 
 const CAPTURE_METHODS = ["automatic", "automatic_async", "manual"] as const;
@@ -234,7 +235,15 @@ async function confirmAndStore(
     return { status: 200, body: next };
   }
   const now = new Date();
-  const result = cardResult(pi, before, paymentMethod, outcome, now, timeOrderedId("ch"));
+  const result = cardResult(
+    pi,
+    before,
+    paymentMethod,
+    outcome,
+    now,
+    timeOrderedId("ch"),
+    ctx.authorizationTtlSeconds,
+  );
   await writeIntent(ctx.client, result.next, created);
   if (result.charge) await insertCharge(ctx.client, result.charge, now);
   await recordEvents(ctx.client, ctx.request, [...events, ...result.events], ctx.recorder);
@@ -298,20 +307,6 @@ export async function cancelIntent(
   const pi = await lockIntent(ctx.client, id);
   if (!pi) return notFound("payment_intent", id, "intent");
   if (!CANCELABLE.includes(pi.status)) return unexpectedState(pi, "cancel", CANCELABLE);
-  const next: PaymentIntent = {
-    ...pi,
-    status: "canceled",
-    amount_capturable: 0,
-    canceled_at: unixSeconds(new Date()),
-    cancellation_reason: input.reason,
-    next_action: null,
-  };
-  await writeIntent(ctx.client, next);
-  await recordEvents(
-    ctx.client,
-    ctx.request,
-    [{ type: "payment_intent.canceled", object: next, previous: changedFrom(pi, next) }],
-    ctx.recorder,
-  );
+  const next = await cancelAndStore(ctx.client, pi, input.reason, ctx.request, ctx.recorder);
   return { status: 200, body: next };
 }

@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.payment_intents (
   object jsonb NOT NULL
 );
 CREATE INDEX IF NOT EXISTS payment_intents_created_id_idx ON ${SCHEMA}.payment_intents (created, id);
+-- Authorizations awaiting capture, for their expiry (authorization-expiry.ts).
+CREATE INDEX IF NOT EXISTS payment_intents_requires_capture_idx ON ${SCHEMA}.payment_intents (created)
+  WHERE status = 'requires_capture';
 CREATE INDEX IF NOT EXISTS payment_intents_metadata_idx ON ${SCHEMA}.payment_intents USING gin (metadata jsonb_path_ops);
 
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.charges (

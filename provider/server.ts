@@ -14,6 +14,7 @@ import {
   header,
   methodNotAllowed,
   notFound,
+  originOf,
   paramReply,
   type Reply,
   readForm,
@@ -23,6 +24,7 @@ import {
   unrecognizedUrl,
 } from "./http";
 import { runIdempotent } from "./idempotency";
+import { STRIPE_AUTHORIZATION_TTL_SECONDS } from "./intent-store";
 import { createdFilter, listPage, listReply, pageParams } from "./lists";
 import { API_VERSION } from "./objects";
 import { Params } from "./params";
@@ -40,13 +42,7 @@ import {
 import { SCHEMA } from "./pg";
 import { createRefund, findRefund, listRefunds, readRefund } from "./refunds";
 import { searchIntents } from "./search";
-import {
-  answerChallenge,
-  CHALLENGE_PATH,
-  type ChallengeContext,
-  html,
-  showChallenge,
-} from "./three-d-secure";
+import { CHALLENGE_PATH, challengeRequest, html } from "./three-d-secure";
 import { parseWebhookFaults } from "./webhooks";
 
 export interface ProviderServerOptions {
@@ -66,6 +62,8 @@ export interface ProviderServerOptions {
    * default: the origin each API request was addressed to (its Host header).
    */
   publicUrl?: string;
+  /** An authorization's capture_before after its charge (default Stripe's 7 days). */
+  authorizationTtlSeconds?: number;
   /** The merchant a challenge page names (default "Idempotent Checkout"). */
   merchantName?: string;
   /** Called with unexpected errors (default: console.error). */
@@ -91,6 +89,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   const { pool } = options;
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
+  const authorizationTtlSeconds = options.authorizationTtlSeconds ?? STRIPE_AUTHORIZATION_TTL_SECONDS;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
   const auth = providerAuth(options.secret);
   const recorder: EventRecorder = { endpoints: options.webhooks?.endpoints ?? 0 };
@@ -151,7 +150,8 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         : stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
       if (plan.error === 503) reply.headers = { "retry-after": "1" };
     } else if (challenge) {
-      reply = await challengeRoute(req, challenge, { id: requestId, idempotencyKey: null, webhookFault });
+      // Its events are the customer's doing, not an API request's: Stripe's carry no request id.
+      reply = await challengeRoute(req, challenge, { id: null, idempotencyKey: null, webhookFault });
     } else {
       const call = {
         req,
@@ -176,23 +176,9 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   }
 
   async function challengeRoute(req: IncomingMessage, token: string, request: EventRequest): Promise<Reply> {
-    const ctx: ChallengeContext = {
-      pool,
-      merchant: options.merchantName ?? "Idempotent Checkout",
-      request,
-      recorder,
-    };
-    if (req.method === "GET") return showChallenge(ctx, token);
-    if (req.method !== "POST")
-      return {
-        ...html(405, messagePage("Method not allowed", "GET or POST only.")),
-        headers: { allow: "GET, POST" },
-      };
-    const body = await readForm(req);
-    const action = body.ok ? body.form.action : undefined;
-    if (action !== "complete" && action !== "fail")
-      return html(400, messagePage("Bad request", 'The form sends action "complete" or "fail".'));
-    const answered = await answerChallenge(ctx, token, action);
+    const merchant = options.merchantName ?? "Idempotent Checkout";
+    const ctx = { pool, merchant, authorizationTtlSeconds, request, recorder };
+    const answered = await challengeRequest(ctx, req, token);
     if (answered.changed && options.webhooks) options.webhooks.notify();
     return answered.reply;
   }
@@ -298,7 +284,10 @@ export function createProviderServer(options: ProviderServerOptions): Server {
         ran = true;
         const publicUrl = options.publicUrl ?? originOf(call.req);
         return {
-          reply: await work({ client, publicUrl, request: call.request, recorder, slowCardMs }, input),
+          reply: await work(
+            { client, publicUrl, request: call.request, recorder, slowCardMs, authorizationTtlSeconds },
+            input,
+          ),
         };
       },
     );
@@ -350,12 +339,4 @@ function listIntentParams(params: Params, values: unknown[]): string[] {
   params.only("limit", "starting_after", "ending_before", "created");
   const created = createdFilter(params, values);
   return created ? [created] : [];
-}
-
-/** The origin a request was addressed to (its Host header, when it is a host[:port]). */
-function originOf(req: IncomingMessage): string {
-  const host = req.headers.host ?? "";
-  const local = req.socket.localAddress ?? "127.0.0.1";
-  const fallback = `${local.includes(":") ? `[${local}]` : local}:${req.socket.localPort}`;
-  return `http://${/^[A-Za-z0-9.[\]:-]+$/.test(host) ? host : fallback}`;
 }

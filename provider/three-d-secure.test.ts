@@ -94,6 +94,10 @@ describe("completing it", () => {
       "payment_intent.succeeded",
     ]);
     expect(await db.eventTypes(after.latest_charge as string)).toEqual(["charge.succeeded"]);
+    const listed = await stripe.events.list({ type: "payment_intent.succeeded", limit: 100 });
+    const event = listed.data.find((e) => (e.data.object as { id: string }).id === pi.id);
+    // The customer's doing, not an API request's.
+    expect(event?.request).toEqual({ id: null, idempotency_key: null });
   });
 
   it("with capture_method manual: requires_capture (amount_capturable_updated), then capturable", async () => {

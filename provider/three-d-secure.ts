@@ -9,10 +9,11 @@
  * that (a second press, a reload, a canceled or re-confirmed intent) changes nothing.
  */
 import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { Pool, PoolClient } from "pg";
 import { challengePage, messagePage } from "./challenge-page";
 import { type EventRecorder, type EventRequest, recordEvents } from "./events";
-import type { Reply } from "./http";
+import { type Reply, readForm } from "./http";
 import { cardResult, insertCharge, lockIntent, writeIntent } from "./intent-store";
 import { changedFrom, type PaymentIntent, unixSeconds } from "./objects";
 import { inTransaction, SCHEMA, timeOrderedId } from "./pg";
@@ -52,6 +53,7 @@ export async function storeChallenge(client: PoolClient, challenge: Challenge, p
 
 export interface ChallengeContext {
   pool: Pool;
+  authorizationTtlSeconds: number;
   merchant: string;
   request: EventRequest;
   recorder: EventRecorder;
@@ -66,6 +68,26 @@ interface ChallengeRow {
 
 const AUTHENTICATION_FAILED =
   "The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.";
+
+/** A request for a challenge page: GET shows it, POST `action=complete|fail` answers it. */
+export async function challengeRequest(
+  ctx: ChallengeContext,
+  req: IncomingMessage,
+  token: string,
+): Promise<{ reply: Reply; changed: boolean }> {
+  if (req.method === "GET") return { reply: await showChallenge(ctx, token), changed: false };
+  if (req.method !== "POST") {
+    const reply = html(405, messagePage("Method not allowed", "GET or POST only."), { allow: "GET, POST" });
+    return { reply, changed: false };
+  }
+  const body = await readForm(req);
+  const action = body.ok ? body.form.action : undefined;
+  if (action !== "complete" && action !== "fail") {
+    const reply = html(400, messagePage("Bad request", 'The form sends action "complete" or "fail".'));
+    return { reply, changed: false };
+  }
+  return answerChallenge(ctx, token, action);
+}
 
 /** GET: the page, open or over. */
 export async function showChallenge(ctx: ChallengeContext, token: string): Promise<Reply> {
@@ -105,7 +127,7 @@ export async function answerChallenge(
     const result =
       action === "fail" || card?.kind !== "requires_action"
         ? authenticationFailed(pi, paymentMethod, now)
-        : cardResult(pi, pi, paymentMethod, card.then, now, timeOrderedId("ch"));
+        : cardResult(pi, pi, paymentMethod, card.then, now, timeOrderedId("ch"), ctx.authorizationTtlSeconds);
     const status: RedirectStatus = result.next.status === "requires_payment_method" ? "failed" : "succeeded";
     await writeIntent(client, result.next);
     if (result.charge) await insertCharge(client, result.charge, now);
