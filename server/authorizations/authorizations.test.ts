@@ -17,7 +17,8 @@ it.beforeAll(async ({ provider: running }) => {
   account = await createTestAccount("authorizations");
 });
 
-/** An order of two tees (5198 EUR cents) authorized with a manual capture. */
+/** An order of two tees, authorized with a manual capture: HELD EUR cents held. */
+const HELD = 5000;
 async function authorized(p: PaymentProvider = provider.client) {
   const order = await createTestOrder(account);
   const ctx = contextFor(account, { "idempotency-key": newKey() }, p);
@@ -55,14 +56,14 @@ describe("manual capture", () => {
     const deadline = Date.parse(payment.captureBefore ?? "");
     expect(deadline - Date.now()).toBeGreaterThan(6 * 86_400_000);
     expect((await db().order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe("authorized");
-    expect(await books(payment.id)).toEqual({ authorization_hold: 5198 });
+    expect(await books(payment.id)).toEqual({ authorization_hold: HELD });
     const clearing = (await ledgerBalances(db())).find(
       (a) => a.code === "provider_clearing" && a.currency === "EUR",
     );
-    expect(clearing?.pendingMinor).toBeGreaterThanOrEqual(5198);
+    expect(clearing?.pendingMinor).toBeGreaterThanOrEqual(HELD);
     expect(clearing?.availableMinor).toBe(clearing?.balanceMinor);
     const atProvider = await provider.client.getCharge(payment.providerChargeId ?? "");
-    expect(atProvider).toMatchObject({ status: "authorized", amountCapturable: 5198 });
+    expect(atProvider).toMatchObject({ status: "authorized", amountCapturable: HELD });
   });
 
   it("captures part once: the rest released, replayed by key, refunds only of what was captured", async () => {
@@ -70,12 +71,16 @@ describe("manual capture", () => {
     const key = newKey();
     const first = await capture(key, { id: payment.id, amountMinor: 3000 });
     if (!first.ok) throw first.error;
-    expect(first.data).toMatchObject({ status: "succeeded", amount: 5198, amountCaptured: 3000 });
+    expect(first.data).toMatchObject({ status: "succeeded", amount: HELD, amountCaptured: 3000 });
     const again = await capture(key, { id: payment.id, amountMinor: 3000 });
     expect(again).toMatchObject({ ok: true, data: first.data });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
 
-    expect(await books(payment.id)).toEqual({ authorization_hold: 5198, hold_captured: 5198, payment_capture: 3000 });
+    expect(await books(payment.id)).toEqual({
+      authorization_hold: HELD,
+      hold_captured: HELD,
+      payment_capture: 3000,
+    });
     expect((await db().order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe("paid");
     expect(await provider.client.getCharge(payment.providerChargeId ?? "")).toMatchObject({
       status: "succeeded",
@@ -99,7 +104,7 @@ describe("manual capture", () => {
     const canceled = await cancel(newKey(), { id: payment.id });
     if (!canceled.ok) throw canceled.error;
     expect(canceled.data).toMatchObject({ status: "canceled", amountCaptured: 0 });
-    expect(await books(payment.id)).toEqual({ authorization_hold: 5198, hold_voided: 5198 });
+    expect(await books(payment.id)).toEqual({ authorization_hold: HELD, hold_voided: HELD });
     expect((await db().order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe("pending_payment");
 
     const key = newKey();
@@ -107,19 +112,27 @@ describe("manual capture", () => {
     expect(late.ok).toBe(false);
     if (late.ok) return;
     expect(late.error.code).toBe("CONFLICT");
-    expect(errorDetailsOf(late.error)?.details).toMatchObject({ reason: "payment_not_capturable", state: "canceled" });
+    expect(errorDetailsOf(late.error)?.details).toMatchObject({
+      reason: "payment_not_capturable",
+      state: "canceled",
+    });
     expect(late.headers.get("retry-after")).toBeNull();
     const replay = await capture(key, { id: payment.id });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
 
     // The order can be paid again, with another key.
-    const repaid = await pay(account, newKey(), { orderId: order.id, paymentMethod: "pm_card_visa" }, provider.client);
+    const repaid = await pay(
+      account,
+      newKey(),
+      { orderId: order.id, paymentMethod: "pm_card_visa" },
+      provider.client,
+    );
     expect(repaid).toMatchObject({ ok: true, data: { status: "succeeded" } });
   });
 
   it("a capture above the hold is refused before the provider is asked", async () => {
     const { payment } = await authorized();
-    const over = await capture(newKey(), { id: payment.id, amountMinor: 5199 });
+    const over = await capture(newKey(), { id: payment.id, amountMinor: HELD + 1 });
     expect(over.ok).toBe(false);
     if (!over.ok) expect(over.error.code).toBe("BAD_REQUEST");
     expect(await db().authorizationAction.count({ where: { paymentId: payment.id } })).toBe(0);
@@ -128,9 +141,13 @@ describe("manual capture", () => {
   it("a customer's key cannot capture or cancel", async () => {
     const { payment } = await authorized();
     const ctx = contextFor(account, { "idempotency-key": newKey() }, provider.client);
-    const tried = await callOutcome(ctx.resHeaders, () => createCaller(ctx).admin.payments.capture({ id: payment.id }));
+    const tried = await callOutcome(ctx.resHeaders, () =>
+      createCaller(ctx).admin.payments.capture({ id: payment.id }),
+    );
     expect(tried).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED" } });
-    const tried2 = await callOutcome(ctx.resHeaders, () => createCaller(ctx).admin.payments.cancel({ id: payment.id }));
+    const tried2 = await callOutcome(ctx.resHeaders, () =>
+      createCaller(ctx).admin.payments.cancel({ id: payment.id }),
+    );
     expect(tried2).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED" } });
     expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("authorized");
   });
@@ -140,7 +157,9 @@ describe("captures and cancels racing", () => {
   it("20 captures and cancels with different keys on one authorization: one wins, the rest are told why", async () => {
     const { payment } = await authorized();
     const calls = Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? capture(newKey(), { id: payment.id, amountMinor: 1000 + i }) : cancel(newKey(), { id: payment.id }),
+      i % 2 === 0
+        ? capture(newKey(), { id: payment.id, amountMinor: 1000 + i })
+        : cancel(newKey(), { id: payment.id }),
     );
     const outcomes = await Promise.all(calls);
     const won = outcomes.filter((o) => o.ok);
@@ -157,10 +176,10 @@ describe("captures and cancels racing", () => {
     if (!winner?.ok) throw new Error("no winner");
     if (winner.data.status === "succeeded") {
       expect(atProvider).toMatchObject({ status: "succeeded", amountReceived: winner.data.amountCaptured });
-      expect((await books(payment.id)).hold_captured).toBe(5198);
+      expect((await books(payment.id)).hold_captured).toBe(HELD);
     } else {
       expect(atProvider?.status).toBe("canceled");
-      expect((await books(payment.id)).hold_voided).toBe(5198);
+      expect((await books(payment.id)).hold_voided).toBe(HELD);
     }
   });
 });
@@ -168,13 +187,14 @@ describe("captures and cancels racing", () => {
 describe("expiry", () => {
   it("cancels an authorization past its deadline once, across passes; a capture after it is refused", async () => {
     const { payment } = await authorized();
-    await db().$executeRaw`UPDATE payments SET capture_before = now() - interval '1 second' WHERE id = ${payment.id}::uuid`;
+    await db()
+      .$executeRaw`UPDATE payments SET capture_before = now() - interval '1 second' WHERE id = ${payment.id}::uuid`;
     const deps = { prisma: db(), provider: provider.client };
     expect(await expireAuthorizations(deps)).toBeGreaterThanOrEqual(1);
     expect(await expireAuthorizations(deps)).toBe(0);
     const row = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(row).toMatchObject({ status: "canceled", failureCode: "expired" });
-    expect(await books(payment.id)).toEqual({ authorization_hold: 5198, hold_voided: 5198 });
+    expect(await books(payment.id)).toEqual({ authorization_hold: HELD, hold_voided: HELD });
     expect((await provider.client.getCharge(payment.providerChargeId ?? ""))?.status).toBe("canceled");
 
     const late = await capture(newKey(), { id: payment.id });
@@ -192,13 +212,18 @@ describe("the database", () => {
         const { holdRelease, paymentCapture } = await import("../ledger/postings");
         const { rawQuery } = await import("../db");
         const b = new StatementBuilder();
-        const hold = { paymentId: payment.id, amountMinor: 5198, currency: "EUR", description: "test" };
+        const hold = { paymentId: payment.id, amountMinor: HELD, currency: "EUR", description: "test" };
         holdRelease(b, hold, release);
         if (release === "hold_captured")
-          paymentCapture(b, { paymentId: payment.id, amountMinor: amount, currency: "EUR", description: "test" });
+          paymentCapture(b, {
+            paymentId: payment.id,
+            amountMinor: amount,
+            currency: "EUR",
+            description: "test",
+          });
         await rawQuery(tx, b.statement());
       });
-    await expect(capturing(5199, "hold_captured")).rejects.toThrow(/captures 5199 of the 5198 held/);
+    await expect(capturing(HELD + 1, "hold_captured")).rejects.toThrow(/captures 5001 of the 5000 held/);
     await capturing(0, "hold_voided");
     await expect(capturing(100, "hold_captured")).rejects.toThrow(/one_hold_resolution|duplicate key/);
   });

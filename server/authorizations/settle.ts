@@ -37,7 +37,8 @@ export function settleCapture(
   return (b) => {
     actionSucceeded(b, action);
     const settled = b.cte<SettledPaymentColumns>(
-      sql`UPDATE payments SET status = 'succeeded', captured_minor = ${charge.amountReceived}::int, updated_at = now()
+      sql`UPDATE payments SET status = 'succeeded', captured_minor = ${charge.amountReceived}::int, capture_before = NULL,
+                 updated_at = now()
            WHERE id = ${action.paymentId}::uuid AND status = 'authorized'
           RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at, captured_minor`,
       "captured",
@@ -70,7 +71,7 @@ export function settleCancel(action: TrackedAction): StatementWrites {
     const settled = b.cte<SettledPaymentColumns>(
       sql`UPDATE payments SET status = 'canceled', failure_code = ${why},
                  failure_message = ${why === "expired" ? "The authorization expired before it was captured." : "The authorization was canceled."},
-                 updated_at = now()
+                 capture_before = NULL, updated_at = now()
            WHERE id = ${action.paymentId}::uuid AND status = 'authorized'
           RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at, captured_minor`,
       "canceled",

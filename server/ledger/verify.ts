@@ -53,7 +53,7 @@ export async function ledgerBalances(prisma: Db) {
   >`
     SELECT a.code, a.name, a.currency, a.normal_side,
            coalesce(sum(n.amount) FILTER (WHERE NOT e.pending), 0)::bigint AS balance,
-           coalesce(sum(n.amount) FILTER (WHERE e.pending), 0)::bigint AS pending,
+           coalesce(sum(n.amount) FILTER (WHERE e.pending), 0)::bigint AS pending
       FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.ledger_account_id = a.id
       LEFT JOIN LATERAL (SELECT CASE WHEN a.normal_side = 'debit' THEN e.amount_minor ELSE -e.amount_minor END AS amount) n ON true
      GROUP BY a.id ORDER BY a.currency, a.code`;

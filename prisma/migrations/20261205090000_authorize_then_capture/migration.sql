@@ -30,8 +30,10 @@ ALTER TABLE "payments" DROP COLUMN "holds_order";
 ALTER TABLE "payments" ADD COLUMN "holds_order" BOOLEAN
   GENERATED ALWAYS AS (CASE WHEN "status" IN ('pending', 'authorized', 'succeeded') THEN true END) STORED;
 CREATE UNIQUE INDEX "payments_one_open_per_order" ON "payments"("order_id", "holds_order");
--- The expiry's pass: authorizations by deadline, soonest first (few rows: only the authorized).
-CREATE INDEX "payments_authorized_deadline_idx" ON "payments"("capture_before") WHERE "status" = 'authorized';
+-- The expiry's pass: authorizations by deadline, soonest first. A deadline is set while a payment
+-- is authorized and cleared when it is captured or canceled, so the index holds only the open
+-- authorizations; it names no status, so an automatic payment's settlement stays a HOT update.
+CREATE INDEX "payments_authorized_deadline_idx" ON "payments"("capture_before") WHERE "capture_before" IS NOT NULL;
 
 ALTER TABLE "orders" DROP CONSTRAINT "orders_status_check";
 ALTER TABLE "orders" ADD CONSTRAINT "orders_status_check" CHECK ("status" IN ('pending_payment', 'authorized', 'paid'));
@@ -53,7 +55,7 @@ CREATE TABLE "authorization_actions" (
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "authorization_actions_pkey" PRIMARY KEY ("id"),
-    CONSTRAINT "authorization_actions_payment_id_fkey" FOREIGN KEY ("payment_id") REFERENCES "payments"("id") ON DELETE RESTRICT,
+    CONSTRAINT "authorization_actions_payment_id_fkey" FOREIGN KEY ("payment_id") REFERENCES "payments"("id") ON DELETE RESTRICT ON UPDATE CASCADE,
     CONSTRAINT "authorization_actions_kind_check" CHECK ("kind" IN ('capture', 'cancel')),
     CONSTRAINT "authorization_actions_status_check" CHECK ("status" IN ('pending', 'succeeded', 'failed')),
     CONSTRAINT "authorization_actions_amount_check" CHECK ("amount_minor" IS NULL OR ("kind" = 'capture' AND "amount_minor" > 0))
