@@ -17,10 +17,10 @@ export {
 } from "./stripe";
 export type {
   CallOptions,
+  CaptureChargeInput,
   Charge,
   ChargeStatus,
   CreateChargeInput,
-  CaptureChargeInput,
   CreateRefundInput,
   ListChargesOptions,
   ListedEvent,
