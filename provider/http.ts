@@ -10,7 +10,17 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A page for a browser (the 3-D Secure challenge) instead of JSON. */
+  html?: string;
 }
+
+/** A page's headers: never cached, its token-bearing address never sent on as a Referer. */
+const HTML_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+};
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -82,6 +92,16 @@ export function shouldRetryHeader(status: number): string | undefined {
 }
 
 export function send(res: ServerResponse, reply: Reply, common: Record<string, string> = {}): void {
+  if (reply.html !== undefined) {
+    res.writeHead(reply.status, {
+      ...HTML_HEADERS,
+      "content-length": Buffer.byteLength(reply.html),
+      ...common,
+      ...reply.headers,
+    });
+    res.end(reply.html);
+    return;
+  }
   const payload = JSON.stringify(reply.body);
   const retry = shouldRetryHeader(reply.status);
   res.writeHead(reply.status, {
@@ -143,4 +163,12 @@ export async function readForm(
     if (!reply) throw err;
     return { ok: false, reply };
   }
+}
+
+/** The origin a request was addressed to (its Host header, when it is a host[:port]). */
+export function originOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? "";
+  const local = req.socket.localAddress ?? "127.0.0.1";
+  const fallback = `${local.includes(":") ? `[${local}]` : local}:${req.socket.localPort}`;
+  return `http://${/^[A-Za-z0-9.[\]:-]+$/.test(host) ? host : fallback}`;
 }

@@ -13,12 +13,16 @@
  *   PROVIDER_WEBHOOK_URL   deliver every event there, signed (webhooks.ts); needs PROVIDER_WEBHOOK_SECRET (whsec_…)
  *   PROVIDER_WEBHOOK_FAULTS  random delivery faults, e.g. "duplicate:0.2,delay:0-500,reorder:0.5"
  *   PROVIDER_WEBHOOK_RETRY_MS  the first retry's wait after a failed delivery (default 1000; doubles)
+ *   PROVIDER_PUBLIC_URL  the origin browsers reach this process at, for 3-D Secure pages (default: each API request's Host)
+ *   PROVIDER_MERCHANT_NAME  the merchant a 3-D Secure page names (default "Idempotent Checkout")
+ *   PROVIDER_AUTHORIZATION_TTL_SECONDS  cancel an authorization not captured within this (reason "automatic"); default off
  *   PROVIDER_PARENT_PID  if set, exit when that process is gone (checked every second)
  *
  * Prints exactly one line on stdout when ready: "provider listening on http://127.0.0.1:<port>".
  */
 import type { AddressInfo } from "node:net";
 import pg from "pg";
+import { startAuthorizationExpiry } from "./authorization-expiry";
 import { FaultSyntaxError, parseFaultEnv } from "./faults";
 import { ensureSchema } from "./schema";
 import { createProviderServer } from "./server";
@@ -62,6 +66,15 @@ const slowText = process.env.PROVIDER_SLOW_CARD_MS?.trim() || "2000";
 if (!/^\d+$/.test(slowText) || Number(slowText) > 60_000)
   fail(`PROVIDER_SLOW_CARD_MS must be whole milliseconds 0-60000, got "${slowText}"`);
 const slowCardMs = Number(slowText);
+
+const publicUrl = process.env.PROVIDER_PUBLIC_URL?.trim().replace(/\/+$/, "") || undefined;
+if (publicUrl && !/^https?:\/\/[^/?#]+$/.test(publicUrl))
+  fail(`PROVIDER_PUBLIC_URL must be an origin such as http://localhost:4010, got "${publicUrl}"`);
+const merchantName = process.env.PROVIDER_MERCHANT_NAME?.trim() || undefined;
+
+const ttlText = process.env.PROVIDER_AUTHORIZATION_TTL_SECONDS?.trim() || undefined;
+if (ttlText !== undefined && (!/^\d+$/.test(ttlText) || Number(ttlText) < 1))
+  fail(`PROVIDER_AUTHORIZATION_TTL_SECONDS must be a whole number of seconds >= 1, got "${ttlText}"`);
 
 let faults: ReturnType<typeof parseFaultEnv>;
 try {
@@ -142,8 +155,25 @@ const server = createProviderServer({
   keyRetentionSeconds,
   secret,
   slowCardMs,
+  publicUrl,
+  merchantName,
+  authorizationTtlSeconds: ttlText === undefined ? undefined : Number(ttlText),
   webhooks: webhooks ? { endpoints: 1, notify: webhooks.notify } : undefined,
 });
+
+const expiry =
+  ttlText === undefined
+    ? null
+    : startAuthorizationExpiry({
+        pool,
+        ttlSeconds: Number(ttlText),
+        recorder: { endpoints: webhooks ? 1 : 0 },
+        notify: webhooks?.notify,
+        onError: (err) =>
+          process.stderr.write(
+            `provider: authorization expiry: ${err instanceof Error ? err.message : String(err)}\n`,
+          ),
+      });
 
 server.on("error", (err: NodeJS.ErrnoException) => {
   fail(err.code === "EADDRINUSE" ? `port ${port} is already in use (PROVIDER_PORT)` : err.message);
@@ -168,6 +198,7 @@ async function shutdown(reason: string): Promise<void> {
   const reap = setInterval(() => server.closeIdleConnections(), 50);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   clearInterval(reap);
+  await expiry?.stop();
   await webhooks?.stop();
   await pool.end().catch(() => {});
   process.exit(0);

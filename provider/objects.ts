@@ -19,15 +19,24 @@ export type IntentStatus =
 
 export type CaptureMethod = "automatic" | "automatic_async" | "manual";
 
-export interface LastPaymentError {
-  type: "card_error";
-  code: string;
-  decline_code: string;
-  message: string;
-  charge: string;
-  doc_url: string;
-  payment_method: ReturnType<typeof paymentMethodObject>;
-}
+/** A decline (with its charge), or a failed 3-D Secure authentication (no charge was attempted). */
+export type LastPaymentError =
+  | {
+      type: "card_error";
+      code: string;
+      decline_code: string;
+      message: string;
+      charge: string;
+      doc_url: string;
+      payment_method: ReturnType<typeof paymentMethodObject>;
+    }
+  | {
+      type: "invalid_request_error";
+      code: "payment_intent_authentication_failure";
+      message: string;
+      doc_url: string;
+      payment_method: ReturnType<typeof paymentMethodObject>;
+    };
 
 export interface PaymentIntent {
   id: string;
@@ -141,10 +150,14 @@ export function newCharge(
   created: Date,
   pi: PaymentIntent,
   paymentMethod: string,
-  result: { captured: boolean } | { failureCode: string; declineCode: string; message: string },
+  result:
+    | { captured: boolean; captureBefore?: number }
+    | { failureCode: string; declineCode: string; message: string },
 ): Charge {
   const failed = "failureCode" in result;
   const captured = !failed && result.captured;
+  // An authorization's deadline, as Stripe shows it (Stripe refunds it, uncaptured, then).
+  const captureBefore = !failed && !captured ? result.captureBefore : undefined;
   const brand = TEST_CARDS.get(paymentMethod)?.brand ?? "visa";
   return {
     id,
@@ -180,7 +193,11 @@ export function newCharge(
     payment_method: paymentMethod,
     payment_method_details: {
       type: "card",
-      card: { ...cardDetails(paymentMethod, unixSeconds(created)), brand },
+      card: {
+        ...cardDetails(paymentMethod, unixSeconds(created)),
+        brand,
+        ...(captureBefore !== undefined && { capture_before: captureBefore }),
+      },
     },
     refunded: false,
     status: failed ? "failed" : "succeeded",

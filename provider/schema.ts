@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.payment_intents (
   object jsonb NOT NULL
 );
 CREATE INDEX IF NOT EXISTS payment_intents_created_id_idx ON ${SCHEMA}.payment_intents (created, id);
+-- Authorizations awaiting capture, for their expiry (authorization-expiry.ts).
+CREATE INDEX IF NOT EXISTS payment_intents_requires_capture_idx ON ${SCHEMA}.payment_intents (created)
+  WHERE status = 'requires_capture';
 CREATE INDEX IF NOT EXISTS payment_intents_metadata_idx ON ${SCHEMA}.payment_intents USING gin (metadata jsonb_path_ops);
 
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.charges (
@@ -88,6 +91,20 @@ ALTER TABLE ${SCHEMA}.events
   ADD COLUMN IF NOT EXISTS webhook_last_error text,
   ADD COLUMN IF NOT EXISTS webhook_fault text;
 CREATE INDEX IF NOT EXISTS events_webhook_due_idx ON ${SCHEMA}.events (webhook_next_at) WHERE pending_webhooks > 0;
+
+-- 3-D Secure challenges (three-d-secure.ts): the token of the page's address, and the outcome
+-- once answered; the intent's own row says whether it still waits for this one.
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.three_d_secure_challenges (
+  token text COLLATE "C" PRIMARY KEY,
+  payment_intent text COLLATE "C" NOT NULL REFERENCES ${SCHEMA}.payment_intents (id),
+  return_url text NOT NULL,
+  created timestamptz(3) NOT NULL,
+  outcome text CHECK (outcome IN ('succeeded', 'failed')),
+  resolved_at timestamptz(3),
+  CHECK ((outcome IS NULL) = (resolved_at IS NULL))
+);
+CREATE INDEX IF NOT EXISTS three_d_secure_challenges_payment_intent_idx
+  ON ${SCHEMA}.three_d_secure_challenges (payment_intent);
 
 -- One row per Idempotency-Key that began executing, with the exact answer: kept for the retention
 -- period (24 h, as Stripe), then forgotten, and the same key runs as new.

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { authorizedBy, bearer, providerAuth } from "./auth";
+import { messagePage } from "./challenge-page";
 import { type EventRecorder, type EventRequest, listEvents } from "./events";
 import { type FaultConfig, type FaultPlan, FaultSyntaxError, NO_FAULT_CONFIG, planFaults } from "./faults";
 import { type FormObject, parseForm } from "./form";
@@ -13,6 +14,7 @@ import {
   header,
   methodNotAllowed,
   notFound,
+  originOf,
   paramReply,
   type Reply,
   readForm,
@@ -22,6 +24,7 @@ import {
   unrecognizedUrl,
 } from "./http";
 import { runIdempotent } from "./idempotency";
+import { STRIPE_AUTHORIZATION_TTL_SECONDS } from "./intent-store";
 import { createdFilter, listPage, listReply, pageParams } from "./lists";
 import { API_VERSION } from "./objects";
 import { Params } from "./params";
@@ -39,6 +42,7 @@ import {
 import { SCHEMA } from "./pg";
 import { createRefund, findRefund, listRefunds, readRefund } from "./refunds";
 import { searchIntents } from "./search";
+import { CHALLENGE_PATH, challengeRequest, html } from "./three-d-secure";
 import { parseWebhookFaults } from "./webhooks";
 
 export interface ProviderServerOptions {
@@ -53,6 +57,15 @@ export interface ProviderServerOptions {
   slowCardMs?: number;
   /** Webhook endpoints: how many each event waits for, and the nudge after a commit that wrote events. */
   webhooks?: { endpoints: number; notify(): void };
+  /**
+   * The origin customers' browsers reach this process at, for 3-D Secure pages (PROVIDER_PUBLIC_URL);
+   * default: the origin each API request was addressed to (its Host header).
+   */
+  publicUrl?: string;
+  /** An authorization's capture_before after its charge (default Stripe's 7 days). */
+  authorizationTtlSeconds?: number;
+  /** The merchant a challenge page names (default "Idempotent Checkout"). */
+  merchantName?: string;
   /** Called with unexpected errors (default: console.error). */
   onError?: (err: unknown) => void;
 }
@@ -76,6 +89,7 @@ export function createProviderServer(options: ProviderServerOptions): Server {
   const { pool } = options;
   const faults = options.faults ?? NO_FAULT_CONFIG;
   const slowCardMs = options.slowCardMs ?? 2000;
+  const authorizationTtlSeconds = options.authorizationTtlSeconds ?? STRIPE_AUTHORIZATION_TTL_SECONDS;
   const onError = options.onError ?? ((err: unknown) => console.error("provider: internal error", err));
   const auth = providerAuth(options.secret);
   const recorder: EventRecorder = { endpoints: options.webhooks?.endpoints ?? 0 };
@@ -95,11 +109,13 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       send(res, req.method === "GET" ? { status: 200, body: { ok: true } } : methodNotAllowed("GET"));
       return;
     }
-    if (!path.startsWith("/v1/")) {
+    // A 3-D Secure page is the customer's, like hooks.stripe.com: no API key, its token suffices.
+    const challenge = CHALLENGE_PATH.exec(path)?.[1];
+    if (!challenge && !path.startsWith("/v1/")) {
       send(res, unrecognizedUrl(req.method, path), common);
       return;
     }
-    const denied = authenticate(req.headers.authorization);
+    const denied = challenge ? null : authenticate(req.headers.authorization);
     if (denied) {
       send(res, denied, common);
       return;
@@ -129,8 +145,13 @@ export function createProviderServer(options: ProviderServerOptions): Server {
     let reply: Reply;
     if (plan.error !== null) {
       // Before doing anything: nothing is stored, and the same request may be sent again.
-      reply = stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
+      reply = challenge
+        ? html(plan.error, messagePage("Authentication unavailable", `Injected fault: error=${plan.error}`))
+        : stripeError(plan.error, "api_error", `Injected fault: error=${plan.error}`);
       if (plan.error === 503) reply.headers = { "retry-after": "1" };
+    } else if (challenge) {
+      // Its events are the customer's doing, not an API request's: Stripe's carry no request id.
+      reply = await challengeRoute(req, challenge, { id: null, idempotencyKey: null, webhookFault });
     } else {
       const call = {
         req,
@@ -152,6 +173,14 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       return;
     }
     send(res, reply, common);
+  }
+
+  async function challengeRoute(req: IncomingMessage, token: string, request: EventRequest): Promise<Reply> {
+    const merchant = options.merchantName ?? "Idempotent Checkout";
+    const ctx = { pool, merchant, authorizationTtlSeconds, request, recorder };
+    const answered = await challengeRequest(ctx, req, token);
+    if (answered.changed && options.webhooks) options.webhooks.notify();
+    return answered.reply;
   }
 
   function authenticate(authorization: string | undefined): Reply | null {
@@ -253,7 +282,13 @@ export function createProviderServer(options: ProviderServerOptions): Server {
       },
       async (client) => {
         ran = true;
-        return { reply: await work({ client, request: call.request, recorder, slowCardMs }, input) };
+        const publicUrl = options.publicUrl ?? originOf(call.req);
+        return {
+          reply: await work(
+            { client, publicUrl, request: call.request, recorder, slowCardMs, authorizationTtlSeconds },
+            input,
+          ),
+        };
       },
     );
     if (ran && options.webhooks) options.webhooks.notify();

@@ -5,10 +5,12 @@
  * Any other id is refused as Stripe refuses an unknown PaymentMethod (404 `resource_missing`).
  */
 
-export type CardOutcome =
+/** What a card does once its holder has authenticated (3-D Secure). */
+export type AuthorizationOutcome =
   | { kind: "succeeds"; delayed?: boolean }
-  | { kind: "declined"; code: string; declineCode: string; message: string }
-  | { kind: "requires_action" };
+  | { kind: "declined"; code: string; declineCode: string; message: string };
+
+export type CardOutcome = AuthorizationOutcome | { kind: "requires_action"; then: AuthorizationOutcome };
 
 export interface TestCard {
   brand: string;
@@ -17,11 +19,13 @@ export interface TestCard {
   outcome: CardOutcome;
 }
 
-const succeeds: CardOutcome = { kind: "succeeds" };
+const succeeds: AuthorizationOutcome = { kind: "succeeds" };
 
-function declined(code: string, declineCode: string, message: string): CardOutcome {
+function declined(code: string, declineCode: string, message: string): AuthorizationOutcome {
   return { kind: "declined", code, declineCode, message };
 }
+
+const authenticates = (then: AuthorizationOutcome): CardOutcome => ({ kind: "requires_action", then });
 
 const GENERIC = declined("card_declined", "generic_decline", "Your card was declined.");
 const INSUFFICIENT = declined("card_declined", "insufficient_funds", "Your card has insufficient funds.");
@@ -97,8 +101,20 @@ export const TEST_CARDS: ReadonlyMap<string, TestCard> = new Map([
       ),
     ),
   ],
-  ["pm_card_authenticationRequired", card("visa", "3184", { kind: "requires_action" })],
-  ["pm_card_threeDSecure2Required", card("visa", "3155", { kind: "requires_action" })],
+  // 3-D Secure (docs.stripe.com/testing#regulatory-cards, #three-ds-cards): a challenge on every
+  // on-session payment, then the card's answer. Optional or unsupported 3-D Secure just succeeds.
+  ["pm_card_authenticationRequired", card("visa", "3184", authenticates(succeeds))],
+  ["pm_card_authenticationRequiredOnSetup", card("visa", "3155", authenticates(succeeds))],
+  ["pm_card_authenticationRequiredSetupForOffSession", card("visa", "0446", authenticates(succeeds))],
+  ["pm_card_threeDSecure2Required", card("visa", "3220", authenticates(succeeds))],
+  ["pm_card_threeDSecureRequired", card("visa", "3063", authenticates(succeeds))],
+  ["pm_card_threeDSecureRequiredChargeDeclined", card("visa", "1629", authenticates(GENERIC))],
+  [
+    "pm_card_authenticationRequiredChargeDeclinedInsufficientFunds",
+    card("visa", "3178", authenticates(INSUFFICIENT)),
+  ],
+  ["pm_card_threeDSecureOptional", card("visa", "3055", succeeds)],
+  ["pm_card_amex_threeDSecureNotSupported", card("amex", "0005", succeeds)],
   // Ours, from the simulator's first API.
   ["pm_card_declined", card("visa", "0002", GENERIC)],
   ["pm_card_slow", card("visa", "4242", { kind: "succeeds", delayed: true })],

@@ -117,6 +117,15 @@ export function openDb() {
       );
       return result.rows.map((r) => r.type);
     },
+    /** The charges of a PaymentIntent: how many, and how many succeeded. */
+    async chargesOf(paymentIntent: string) {
+      const result = await pool.query<{ all: number; succeeded: number }>(
+        `SELECT count(*)::int AS all, count(*) FILTER (WHERE object->>'status' = 'succeeded')::int AS succeeded
+           FROM payment_provider.charges WHERE payment_intent = $1`,
+        [paymentIntent],
+      );
+      return result.rows[0] ?? { all: 0, succeeded: 0 };
+    },
     close: () => pool.end(),
   };
 }

@@ -123,6 +123,17 @@ export const ZEnv = z
       .min(1)
       .max(7 * 86_400)
       .default(3600),
+    /** The merchant's capture method when a payment does not name one (decision 0176). */
+    PAYMENT_CAPTURE_METHOD: z.enum(["automatic", "manual"]).default("automatic"),
+    /** How long an authorization may wait for its capture before it is canceled (Stripe: 7 days). */
+    AUTHORIZATION_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(31 * 86_400)
+      .default(7 * 86_400),
+    /** How long a payment waits for the shopper's 3-D Secure step before it is canceled. */
+    PAYMENT_ACTION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     /** How often the background reconciler runs. */
     RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
     /** `npm run chaos` only: time compressed below the floors of COMPRESSIBLE (never in production). */
@@ -338,6 +349,18 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   PAYMENT_ABANDON_AFTER_SECONDS: {
     description:
       "after this (from the payment's creation, by the database's clock), the completer fails a payment (or refund) for which no request to the provider ever left; one whose request may be out is re-sent with the same key instead; at least 60",
+  },
+  PAYMENT_CAPTURE_METHOD: {
+    description:
+      "the merchant's setting: `automatic` charges at once, `manual` authorizes and holds the amount until an operator captures it; a payment may name its own (`captureMethod`)",
+  },
+  AUTHORIZATION_TTL_SECONDS: {
+    description:
+      "how long an authorization waits for its capture (from the provider's authorization); at the deadline the completer cancels it at the provider and releases the hold",
+  },
+  PAYMENT_ACTION_TIMEOUT_SECONDS: {
+    description:
+      "how long a payment waits for the shopper's 3-D Secure step (from the Pay press); then it is canceled at the provider, nothing charged, and the order is payable again",
   },
   RECONCILE_INTERVAL_SECONDS: { description: "how often the background reconciler runs; at least 60" },
   CHAOS_COMPRESSED_TIME: {

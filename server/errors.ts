@@ -42,6 +42,33 @@ export const domainErrors = {
       message: `The payment provider refused this payment: ${message}`,
       cause: new ErrorDetails({ reason: "provider_refused", paymentId: payment.id }),
     }),
+  paymentCanceled: (payment: { id: string }, cancellationReason: string) =>
+    new TRPCError({
+      code: "PAYMENT_REQUIRED",
+      message:
+        cancellationReason === "abandoned"
+          ? "The 3-D Secure step was not completed in time, so the payment was canceled. Nothing was charged; the order can be paid again."
+          : `The payment was canceled at the provider (${cancellationReason}). Nothing was charged; the order can be paid again.`,
+      cause: new ErrorDetails({ reason: "payment_canceled", paymentId: payment.id, cancellationReason }),
+    }),
+  /**
+   * Only an authorized payment is captured or canceled, once. `state` says why not; while another
+   * capture or cancel of it is still in progress the answer may change (it may fail), so it is not
+   * stored and says when to ask again.
+   */
+  paymentNotCapturable: (
+    payment: { id: string; status: string },
+    state: string,
+    retryAfterSeconds?: number,
+  ) =>
+    new TRPCError({
+      code: "CONFLICT",
+      message: `Payment ${payment.id} is not capturable: it is ${state}.`,
+      cause: new ErrorDetails(
+        { reason: "payment_not_capturable", paymentId: payment.id, paymentStatus: payment.status, state },
+        retryAfterSeconds,
+      ),
+    }),
   paymentAbandoned: (payment: { id: string }) =>
     new TRPCError({
       code: "PAYMENT_REQUIRED",

@@ -1,15 +1,15 @@
+import { expireAuthorizations } from "./authorizations";
 import { type Db, db } from "./db";
 import { env, requireDatabaseUrl } from "./env";
 import { idempotency, startCounterFlush } from "./keys";
 import { errorField, logger } from "./log";
+import { MONEY_OPERATIONS } from "./money-operations";
 import { completerOptions } from "./operation";
 import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
-import { payment } from "./payments/operation";
 import { type PaymentProvider, paymentProvider } from "./provider";
 import { catchUpProviderEvents } from "./provider-events";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
-import { refund } from "./refunds";
 import { startWebhookDelivery, startWebhookFanOut } from "./webhooks";
 
 interface Job {
@@ -19,10 +19,11 @@ interface Job {
 }
 
 /**
- * The background work of a server or worker process: the completers (payments, refunds), the provider events' catch-up, the key sweep, counter
- * flushing, a periodic reconciliation, the outbox relay, the receipts consumer, and the merchant
- * webhooks' fan-out and delivery. Each job never overlaps itself; every one is safe to run in
- * several processes at once.
+ * The background work of a server or worker process: the completers (every money operation), the
+ * authorizations' expiry, the provider events' catch-up, the key sweep, counter flushing, a
+ * periodic reconciliation, the outbox relay, the receipts consumer, and the merchant webhooks'
+ * fan-out and delivery. Each job never overlaps itself; every one is safe to run in several
+ * processes at once.
  */
 export function startBackgroundJobs(
   deps: { prisma?: Db; provider?: PaymentProvider } = {},
@@ -30,16 +31,12 @@ export function startBackgroundJobs(
   const prisma = deps.prisma ?? db();
   const provider = deps.provider ?? paymentProvider();
   const jobs: Job[] = [
-    {
-      name: "completer",
+    ...MONEY_OPERATIONS.map((op) => ({
+      name: `completer ${op.procedure}`,
       everyMs: 2_000,
-      run: () => payment.complete({ prisma, provider }, completerOptions()),
-    },
-    {
-      name: "refund completer",
-      everyMs: 2_000,
-      run: () => refund.complete({ prisma, provider }, completerOptions()),
-    },
+      run: () => op.complete({ prisma, provider }, completerOptions()),
+    })),
+    { name: "authorization expiry", everyMs: 5_000, run: () => expireAuthorizations({ prisma, provider }) },
     {
       name: "provider events catch-up",
       everyMs: env.PROVIDER_EVENTS_CATCH_UP_SECONDS * 1000,

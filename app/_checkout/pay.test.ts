@@ -12,6 +12,10 @@ const PAYMENT: TPayment = {
   currency: "EUR",
   status: "succeeded",
   providerChargeId: "ch_1",
+  captureMethod: "automatic",
+  amountCaptured: 2599,
+  captureBefore: null,
+  nextAction: null,
 };
 
 type Step = TPayment | Error;

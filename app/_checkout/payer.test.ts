@@ -12,6 +12,10 @@ const payment = (id = "p_1"): TPayment => ({
   currency: "EUR",
   status: "succeeded",
   providerChargeId: "ch_1",
+  captureMethod: "automatic",
+  amountCaptured: 2599,
+  captureBefore: null,
+  nextAction: null,
 });
 const declined = () =>
   TRPCClientError.from(

@@ -48,7 +48,7 @@ export async function paymentTrails(
   ]);
   return payments.map((p, i) => {
     const own = refunds.get(p.id) ?? [];
-    const { refundedMinor, refundableMinor } = refundTotals(p.amountMinor, p.status, own);
+    const { refundedMinor, refundableMinor } = refundTotals(p.capturedMinor ?? p.amountMinor, p.status, own);
     return {
       id: p.id,
       orderId: p.orderId,

@@ -46,6 +46,18 @@ export const PROBLEM_TYPES = {
     description:
       "The payment was abandoned before it reached the payment provider; nothing was charged. Stored and replayed.",
   },
+  "payment-canceled": {
+    status: 402,
+    title: "Payment canceled",
+    description:
+      "The payment was canceled at the provider before any money was taken (`cancellationReason`: `abandoned` when the shopper's 3-D Secure step was not completed in time). Nothing was charged; the order can be paid again. Stored and replayed.",
+  },
+  "payment-not-capturable": {
+    status: 409,
+    title: "Payment not capturable",
+    description:
+      "Only an authorized payment is captured or canceled, once (`paymentStatus`; `state`: `captured`, `canceled`, `expired`, or the other action still in progress). Stored and replayed when final; while another capture or cancel of the payment is in progress, not stored and sent with `Retry-After`.",
+  },
   "order-already-paid": {
     status: 409,
     title: "Order already paid",
@@ -206,10 +218,18 @@ export function problemFromError(error: TRPCError, status: number): TProblem {
           ? "card-declined"
           : reason === "payment_abandoned"
             ? "payment-abandoned"
-            : "payment-refused",
+            : reason === "payment_canceled"
+              ? "payment-canceled"
+              : "payment-refused",
       );
     case "CONFLICT":
-      return withDetails(reason === "order_already_paid" ? "order-already-paid" : "idempotency-key-in-use");
+      return withDetails(
+        reason === "order_already_paid"
+          ? "order-already-paid"
+          : reason === "payment_not_capturable"
+            ? "payment-not-capturable"
+            : "idempotency-key-in-use",
+      );
     case "UNPROCESSABLE_CONTENT":
       return withDetails(
         reason === "refund_exceeds_captured"

@@ -1,7 +1,10 @@
 export {
+  authorizationHold,
   bookCapture,
   ensureHouseAccounts,
   HOUSE_ACCOUNTS_MISSING,
+  type HoldPosting,
+  holdRelease,
   type PaymentCapture,
   paymentCapture,
   postPaymentCapture,

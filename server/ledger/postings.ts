@@ -59,6 +59,63 @@ function twoLegs(b: StatementBuilder, transaction: Sql, legs: (transaction: Cte<
   b.require(sql`(SELECT count(*) FROM ${written}) = 2`, HOUSE_ACCOUNTS_MISSING);
 }
 
+export interface HoldPosting {
+  paymentId: string;
+  /** The amount held (the authorization), which a release returns in full. */
+  amountMinor: number;
+  currency: string;
+  description: string;
+}
+
+/**
+ * An authorization's hold as pending legs (TigerBeetle's pending transfer, Modern Treasury's
+ * pending entries): the provider holds the amount for us, nothing is posted. One per payment.
+ */
+export function authorizationHold(b: StatementBuilder, hold: HoldPosting): { transactionId: string } {
+  return pendingLegs(b, hold, "authorization_hold", "hold", 1n);
+}
+
+/**
+ * The hold's release, once: `hold_captured` in the capture's statement, beside the posting of
+ * what was captured (the database refuses a capture without it, or beyond the hold), or
+ * `hold_voided` for a cancel or an expiry (after which no capture can be booked).
+ */
+export function holdRelease(
+  b: StatementBuilder,
+  hold: HoldPosting,
+  kind: "hold_captured" | "hold_voided",
+): { transactionId: string } {
+  return pendingLegs(b, hold, kind, "release", -1n);
+}
+
+function pendingLegs(
+  b: StatementBuilder,
+  hold: HoldPosting,
+  kind: string,
+  prefix: "hold" | "release",
+  sign: bigint,
+): { transactionId: string } {
+  const transactionId = newId();
+  const amount = BigInt(hold.amountMinor) * sign;
+  twoLegs(
+    b,
+    sql`
+        INSERT INTO ledger_transactions (id, payment_id, kind, description)
+        VALUES (${transactionId}::uuid, ${hold.paymentId}::uuid, ${kind}, ${hold.description})
+        RETURNING id`,
+    (t) => sql`
+        INSERT INTO ledger_entries (transaction_id, ledger_account_id, payment_id, entry_type, amount_minor, currency, pending)
+        SELECT t.id, a.id, ${hold.paymentId}::uuid,
+               ${`${prefix}_`} || CASE a.code WHEN 'provider_clearing' THEN 'clearing' ELSE 'revenue' END,
+               CASE a.code WHEN 'provider_clearing' THEN ${amount}::bigint ELSE -${amount}::bigint END,
+               ${hold.currency}, true
+          FROM ${t} t JOIN ledger_accounts a
+            ON a.currency = ${hold.currency} AND a.code IN ('provider_clearing', 'merchant_revenue')
+        RETURNING id`,
+  );
+  return { transactionId };
+}
+
 /** Creates a currency's house accounts if missing; concurrent calls are harmless. */
 export async function ensureHouseAccounts(db: Tx | Db, currency: string): Promise<void> {
   for (const a of HOUSE_ACCOUNTS) {

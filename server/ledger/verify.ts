@@ -33,14 +33,29 @@ export async function verifyLedger(prisma: Db): Promise<LedgerCheck> {
   return result;
 }
 
-/** Every account's balance: the sum of its entries in the account's normal direction (decision 0015). */
+/**
+ * Every account's balances, each in the account's normal direction (decision 0015), as Modern
+ * Treasury reports them: `balanceMinor` the posted entries; `pendingMinor` the open holds (the pending
+ * entries net: a hold less its release, so an authorization not yet captured or released);
+ * `availableMinor` the posted balance less open holds against the normal side (what no open hold
+ * can take away; the house accounts' holds are all towards it, so it is their posted balance).
+ */
 export async function ledgerBalances(prisma: Db) {
   const rows = await prisma.$queryRaw<
-    { code: string; name: string; currency: string; normal_side: string; balance: bigint }[]
+    {
+      code: string;
+      name: string;
+      currency: string;
+      normal_side: string;
+      balance: bigint;
+      pending: bigint;
+    }[]
   >`
     SELECT a.code, a.name, a.currency, a.normal_side,
-           coalesce(sum(CASE WHEN a.normal_side = 'debit' THEN e.amount_minor ELSE -e.amount_minor END), 0)::bigint AS balance
+           coalesce(sum(n.amount) FILTER (WHERE NOT e.pending), 0)::bigint AS balance,
+           coalesce(sum(n.amount) FILTER (WHERE e.pending), 0)::bigint AS pending
       FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.ledger_account_id = a.id
+      LEFT JOIN LATERAL (SELECT CASE WHEN a.normal_side = 'debit' THEN e.amount_minor ELSE -e.amount_minor END AS amount) n ON true
      GROUP BY a.id ORDER BY a.currency, a.code`;
   return rows.map((a) => ({
     code: a.code,
@@ -48,5 +63,7 @@ export async function ledgerBalances(prisma: Db) {
     currency: a.currency,
     normalSide: a.normal_side,
     balanceMinor: Number(a.balance),
+    pendingMinor: Number(a.pending),
+    availableMinor: Number(a.balance) + Math.min(0, Number(a.pending)),
   }));
 }

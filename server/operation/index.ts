@@ -7,4 +7,4 @@ export {
   type Refusal,
   writeAlongside,
 } from "./keyed-operation";
-export { askProvider } from "./provider-call";
+export { askProvider, providerFailure } from "./provider-call";

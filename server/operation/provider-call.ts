@@ -16,8 +16,8 @@ export interface MarkedRow {
  * is a timestamptz column; both names are the operation's own constants, never a caller's input.
  */
 export interface RequestMark {
-  table: "payments" | "refunds";
-  column: "charge_requested_at" | "refund_requested_at";
+  table: "payments" | "refunds" | "authorization_actions";
+  column: "charge_requested_at" | "refund_requested_at" | "action_requested_at";
 }
 
 /** How an operation reads its provider's answers: where its mark is, and what they mean. */

@@ -4,7 +4,13 @@ import { z } from "zod";
  * The events that cross the service boundary, and the envelope they travel in. Both the
  * producer (phase 3, through the outbox) and the consumers validate against these schemas.
  */
-export const TOPICS = ["payment.succeeded", "payment.declined", "refund.succeeded"] as const;
+export const TOPICS = [
+  "payment.succeeded",
+  "payment.declined",
+  "payment.authorized",
+  "payment.canceled",
+  "refund.succeeded",
+] as const;
 export type TTopic = (typeof TOPICS)[number];
 
 /**

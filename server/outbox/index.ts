@@ -28,6 +28,7 @@ export {
 export {
   EVENT_NOT_WRITTEN,
   type PaymentFacts,
+  paymentChangedEvent,
   paymentSucceededEvent,
   recordPaymentEvent,
   recordRefundEvent,

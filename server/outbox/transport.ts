@@ -23,6 +23,8 @@ export const QUEUES = {
 export const ROUTES: Record<TTopic, readonly string[]> = {
   "payment.succeeded": [QUEUES.receipts, QUEUES.webhooks],
   "payment.declined": [QUEUES.webhooks],
+  "payment.authorized": [QUEUES.webhooks],
+  "payment.canceled": [QUEUES.webhooks],
   "refund.succeeded": [QUEUES.receipts, QUEUES.webhooks],
 };
 const DEAD_LETTER: Record<string, string> = {

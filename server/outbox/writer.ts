@@ -61,6 +61,7 @@ export async function recordPaymentEvent(
       })),
     });
   } else {
+    // payment.declined and payment.canceled say why; payment.authorized has no failure (null).
     payload = ZPaymentDeclined.parse({ ...facts, failureCode: payment.failureCode });
   }
   const messageId = paymentMessageId(topic, payment.id);
@@ -76,7 +77,8 @@ export type SettledPaymentColumns =
   | "amount_minor"
   | "currency"
   | "provider_charge_id"
-  | "updated_at";
+  | "updated_at"
+  | "captured_minor";
 
 /** Fails a settling statement whose success event was not written. */
 export const EVENT_NOT_WRITTEN = requirement("outbox.event_not_written");
@@ -97,13 +99,18 @@ export function paymentSucceededEvent(
       INSERT INTO outbox_messages (id, topic, payload)
       SELECT ${paymentMessageId("payment.succeeded", paymentId)}, 'payment.succeeded', jsonb_build_object(
                'paymentId', s.id, 'orderId', s.order_id, 'accountId', s.account_id,
-               'amount', s.amount_minor, 'currency', s.currency,
+               'amount', coalesce(s.captured_minor, s.amount_minor), 'currency', s.currency,
                'occurredAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                'providerChargeId', s.provider_charge_id,
+               -- A partial capture's receipt shows what was released, so its lines add up to what was taken.
                'lines', (SELECT jsonb_agg(jsonb_build_object('sku', i.sku, 'name', i.name,
                                   'unitPrice', i.unit_price_minor, 'quantity', i.quantity,
                                   'lineTotal', i.line_total_minor) ORDER BY i.id)
-                           FROM order_items i WHERE i.order_id = s.order_id))
+                           FROM order_items i WHERE i.order_id = s.order_id)
+                        || CASE WHEN s.captured_minor < s.amount_minor THEN jsonb_build_array(jsonb_build_object(
+                             'sku', 'RELEASED', 'name', 'Authorized, not captured (released)',
+                             'unitPrice', s.captured_minor - s.amount_minor, 'quantity', 1,
+                             'lineTotal', s.captured_minor - s.amount_minor)) ELSE '[]'::jsonb END)
         FROM ${settled} s
       RETURNING id`,
     "outbox_event",
@@ -120,4 +127,31 @@ export async function recordRefundEvent(tx: Tx, refund: TRefundSucceeded): Promi
   const messageId = refundMessageId(refund.refundId);
   await tx.outboxMessage.create({ data: { id: messageId, topic: "refund.succeeded", payload } });
   return { messageId };
+}
+
+/**
+ * The outbox row of a payment's change that carries no receipt (payment.authorized, a hold's
+ * payment.canceled), added to the statement that makes it, as paymentSucceededEvent is. The
+ * payload has ZPaymentDeclined's shape (`failureCode`: why it was canceled; null when authorized).
+ */
+export function paymentChangedEvent(
+  b: StatementBuilder,
+  topic: "payment.authorized" | "payment.canceled",
+  paymentId: string,
+  settled: Cte<SettledPaymentColumns>,
+  failureCode: string | null = null,
+): void {
+  const event = b.cte<"id">(
+    sql`
+      INSERT INTO outbox_messages (id, topic, payload)
+      SELECT ${paymentMessageId(topic, paymentId)}, ${topic}, jsonb_build_object(
+               'paymentId', s.id, 'orderId', s.order_id, 'accountId', s.account_id,
+               'amount', s.amount_minor, 'currency', s.currency,
+               'occurredAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'failureCode', ${failureCode}::text)
+        FROM ${settled} s
+      RETURNING id`,
+    "outbox_changed",
+  );
+  b.require(sql`(SELECT count(*) FROM ${event}) = 1`, EVENT_NOT_WRITTEN);
 }

@@ -5,20 +5,27 @@ import {
   sql,
 } from "@idempotent-checkout/idempotency/sql";
 import { type Db, newId, rawQuery, type Tx } from "../db";
+import { env } from "../env";
 import { domainErrors } from "../errors";
 import type { FirstPhase, KeyOwner } from "../keys";
 import { ensureHouseAccounts, HOUSE_ACCOUNTS_MISSING } from "../ledger";
 import { keyedOperation, writeAlongside } from "../operation";
 import { recordPaymentEvent } from "../outbox";
 import type { Charge, CreateChargeInput, PaymentProvider } from "../provider";
-import { settleAndBook, settleUnpaid } from "./settle";
+import { awaitingAction, captureDeadline } from "./action";
+import { settleAndBook, settleAuthorized, settleUnpaid } from "./settle";
 import { PAYMENT_COLUMNS, type PaymentRow, type TrackedPayment, trackedFromRow } from "./tracked";
 import { paymentView, type TPaymentView } from "./views";
 
 export const PAYMENT_METHODS = ["pm_card_visa", "pm_card_declined", "pm_card_slow"] as const;
+export type CaptureMethod = "automatic" | "manual";
 export interface PaymentRequest {
   orderId: string;
   paymentMethod: string;
+  /** Absent: the merchant's setting (PAYMENT_CAPTURE_METHOD). */
+  captureMethod?: CaptureMethod | undefined;
+  /** Where the shopper comes back after a 3-D Secure step. */
+  returnUrl?: string | undefined;
 }
 export interface PaymentDeps {
   prisma: Db;
@@ -93,6 +100,8 @@ export const payment = keyedOperation<
       currency: row.currency,
       paymentMethod: row.paymentMethod,
       metadata: { source: "idempotent-checkout", payment_id: row.id, order_id: row.orderId },
+      captureMethod: row.captureMethod === "manual" ? "manual" : "automatic",
+      ...(row.returnUrl ? { returnUrl: row.returnUrl } : {}),
     }),
     send: (deps, request, key, opts) => deps.provider.createCharge(request, key, opts),
     check: checkedCharge,
@@ -114,11 +123,12 @@ export function executePayment(
 }
 
 /**
- * Phase 3: a decline is stored and replayed; a payment the provider canceled ends failed (nothing
- * taken); one it has not finished (awaiting authentication, processing) is not an answer yet; a
- * charge is booked with the key's completion. `alongside` commits with the completion.
+ * Phase 3: a decline is stored and replayed; a payment the provider canceled ends canceled (nothing
+ * taken); one awaiting the shopper's 3-D Secure step is answered as such, not stored (./action);
+ * one processing is not an answer yet; an authorization is held with its deadline; a charge is
+ * booked with the key's completion. `alongside` commits with the completion.
  */
-async function finishPayment(
+export async function finishPayment(
   deps: PaymentDeps,
   owner: KeyOwner,
   row: TrackedPayment,
@@ -126,6 +136,11 @@ async function finishPayment(
   alongside?: Sql,
 ): Promise<TPaymentView> {
   if (charge.status === "pending") throw domainErrors.paymentInFlightAtProvider(5);
+  if (charge.status === "requires_action") {
+    const next = await awaitingAction(deps, owner, row, charge);
+    // Canceled at its deadline (or finished meanwhile): settled as the provider now says.
+    return "view" in next ? next.view : finishPayment(deps, owner, row, next.charge, alongside);
+  }
   if (charge.status === "declined") {
     return owner.fail(
       domainErrors.paymentDeclined(row, charge.failureCode, charge.failureMessage),
@@ -136,17 +151,21 @@ async function finishPayment(
     );
   }
   if (charge.status === "canceled") {
-    return owner.fail(
-      domainErrors.paymentRefused(row, "the payment was canceled at the provider"),
-      async (tx) => {
-        await settleUnpaid(tx, row, { ...charge, failureCode: "canceled" }, "failed");
-        await writeAlongside(tx, alongside);
-      },
-    );
+    const reason = charge.cancellationReason ?? "canceled";
+    return owner.fail(domainErrors.paymentCanceled(row, reason), async (tx) => {
+      const ended = await settleUnpaid(tx, row, { ...charge, failureCode: reason }, "canceled");
+      await recordPaymentEvent(tx, ended, "payment.canceled");
+      await writeAlongside(tx, alongside);
+    });
   }
-  const view = paymentView({ ...row, status: "succeeded", providerChargeId: charge.id });
+  const authorized = charge.status === "authorized";
+  const captureBefore = captureDeadline(charge);
+  const view = authorized
+    ? paymentView({ ...row, status: "authorized", providerChargeId: charge.id, captureBefore })
+    : paymentView({ ...row, status: "succeeded", providerChargeId: charge.id });
   const writes: StatementWrites = (b) => {
-    settleAndBook(row, charge)(b);
+    if (authorized) settleAuthorized(row, charge, captureBefore)(b);
+    else settleAndBook(row, charge)(b);
     if (alongside) b.cte(alongside, "alongside");
   };
   try {
@@ -195,8 +214,10 @@ function insertPendingPayment(
   when: Sql = sql`true`,
 ) {
   return sql`
-    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key, charge_requested_at)
-    SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey}, now()
+    INSERT INTO payments (id, order_id, account_id, idempotency_key_id, amount_minor, currency, payment_method, provider_key,
+                          charge_requested_at, capture_method, return_url)
+    SELECT ${newId()}::uuid, o.id, o.account_id, ${keyId}::bigint, o.total_minor, o.currency, ${request.paymentMethod}, ${providerKey},
+           now(), ${request.captureMethod ?? env.PAYMENT_CAPTURE_METHOD}, ${request.returnUrl ?? null}
       FROM orders o WHERE o.id = ${request.orderId}::uuid AND o.account_id = ${accountId}::uuid AND ${when}
     ON CONFLICT DO NOTHING
     RETURNING ${PAYMENT_COLUMNS}`;
@@ -217,7 +238,7 @@ async function createPendingPayment(
   const order = await tx.order.findFirst({ where: { id: request.orderId, accountId: request.accountId } });
   if (!order) throw domainErrors.notFound("Order");
   const existing = await tx.payment.findFirst({
-    where: { orderId: order.id, status: { in: ["pending", "succeeded"] } },
+    where: { orderId: order.id, status: { in: ["pending", "authorized", "succeeded"] } },
   });
   if (existing) throw domainErrors.orderAlreadyPaid(existing);
   throw new Error(`payment for key ${owner.keyId} conflicts with an existing payment`);

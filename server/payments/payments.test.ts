@@ -36,6 +36,8 @@ function faultOnce(fault: string): PaymentProvider {
     listCharges: (opts) => provider.client.listCharges(opts),
     createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
     listRefunds: (opts) => provider.client.listRefunds(opts),
+    captureCharge: (...args) => provider.client.captureCharge(...args),
+    cancelCharge: (...args) => provider.client.cancelCharge(...args),
     listEvents: (opts) => provider.client.listEvents(opts),
   };
 }
@@ -193,6 +195,8 @@ describe("payments.create", () => {
       listCharges: (opts) => provider.client.listCharges(opts),
       createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
       listRefunds: (opts) => provider.client.listRefunds(opts),
+      captureCharge: (...args) => provider.client.captureCharge(...args),
+      cancelCharge: (...args) => provider.client.cancelCharge(...args),
       listEvents: (opts) => provider.client.listEvents(opts),
     };
     expect((await pay(alice, key, input, gateway)).ok).toBe(false);

@@ -43,6 +43,8 @@ function gatedProvider() {
     listCharges: (opts) => provider.client.listCharges(opts),
     createRefund: (input, key, opts) => provider.client.createRefund(input, key, opts),
     listRefunds: (opts) => provider.client.listRefunds(opts),
+    captureCharge: (...args) => provider.client.captureCharge(...args),
+    cancelCharge: (...args) => provider.client.cancelCharge(...args),
     listEvents: (opts) => provider.client.listEvents(opts),
   };
   return { client, open };

@@ -1,8 +1,13 @@
 import { LeaseLostError } from "@idempotent-checkout/idempotency";
 import { requirement, type StatementWrites, sql } from "@idempotent-checkout/idempotency/sql";
 import type { Tx } from "../db";
-import { paymentCapture } from "../ledger";
-import { type PaymentFacts, paymentSucceededEvent, type SettledPaymentColumns } from "../outbox";
+import { authorizationHold, paymentCapture } from "../ledger";
+import {
+  type PaymentFacts,
+  paymentChangedEvent,
+  paymentSucceededEvent,
+  type SettledPaymentColumns,
+} from "../outbox";
 import type { Charge } from "../provider";
 import type { TrackedPayment } from "./tracked";
 
@@ -30,7 +35,7 @@ export function settleAndBook(
            SET status = 'succeeded', provider_charge_id = ${charge.id}, failure_code = ${charge.failureCode},
                failure_message = ${charge.failureMessage}, updated_at = now()
          WHERE id = ${payment.id}::uuid AND status = 'pending'
-        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at`,
+        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at, captured_minor`,
       "settled",
     );
     b.require(sql`(SELECT count(*) FROM ${settled}) = 1`, PAYMENT_NOT_PENDING);
@@ -50,12 +55,54 @@ export function settleAndBook(
   };
 }
 
+/**
+ * Phase 3 of a manual-capture payment, as one statement: the payment authorized with its deadline,
+ * the hold booked as pending ledger entries, the order authorized, payment.authorized written; the
+ * key's completion joins them.
+ */
+export function settleAuthorized(
+  payment: Settling,
+  charge: Pick<Charge, "id">,
+  captureBefore: Date,
+): StatementWrites {
+  return (b) => {
+    const settled = b.cte<SettledPaymentColumns>(
+      sql`
+        UPDATE payments
+           SET status = 'authorized', provider_charge_id = ${charge.id}, capture_before = ${captureBefore},
+               action_url = NULL, updated_at = now()
+         WHERE id = ${payment.id}::uuid AND status = 'pending'
+        RETURNING id, order_id, account_id, amount_minor, currency, provider_charge_id, updated_at, captured_minor`,
+      "authorized",
+    );
+    b.require(sql`(SELECT count(*) FROM ${settled}) = 1`, PAYMENT_NOT_PENDING);
+    authorizationHold(b, {
+      paymentId: payment.id,
+      amountMinor: payment.amountMinor,
+      currency: payment.currency,
+      description: `Authorization of payment ${payment.id} for order ${payment.orderId}`,
+    });
+    const order = b.cte<"id">(
+      sql`UPDATE orders SET status = 'authorized', updated_at = now() WHERE id = ${payment.orderId}::uuid RETURNING id`,
+      "order_authorized",
+    );
+    b.require(sql`(SELECT count(*) FROM ${order}) = 1`, ORDER_NOT_FOUND);
+    paymentChangedEvent(b, "payment.authorized", payment.id, settled);
+  };
+}
+
 /** A charge that took nothing (declined, canceled): its end, fenced by the payment's status. */
-export async function settleUnpaid(tx: Tx, payment: Settling, charge: Charge, status: "declined" | "failed") {
+export async function settleUnpaid(
+  tx: Tx,
+  payment: Settling,
+  charge: Charge,
+  status: "declined" | "failed" | "canceled",
+) {
   const [row] = await tx.$queryRaw<(PaymentFacts & { status: string })[]>`
     UPDATE payments
        SET status = ${status}, provider_charge_id = ${charge.id},
-           failure_code = ${charge.failureCode}, failure_message = ${charge.failureMessage}, updated_at = now()
+           failure_code = ${charge.failureCode}, failure_message = ${charge.failureMessage},
+           action_url = NULL, updated_at = now()
      WHERE id = ${payment.id}::uuid AND status = 'pending'
     RETURNING id, order_id AS "orderId", account_id AS "accountId", amount_minor AS "amountMinor", currency,
               status, provider_charge_id AS "providerChargeId", failure_code AS "failureCode",

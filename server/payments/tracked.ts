@@ -4,7 +4,16 @@ import type { Payment } from "../generated/prisma/client";
 /** A pending payment as its phases run it; `requestedAt`: when a charge request may last have left. */
 export type TrackedPayment = Pick<
   Payment,
-  "id" | "orderId" | "accountId" | "amountMinor" | "currency" | "paymentMethod" | "providerKey"
+  | "id"
+  | "orderId"
+  | "accountId"
+  | "amountMinor"
+  | "currency"
+  | "paymentMethod"
+  | "providerKey"
+  | "captureMethod"
+  | "returnUrl"
+  | "actionUrl"
 > & { requestedAt: string | null };
 
 export interface PaymentRow {
@@ -16,10 +25,13 @@ export interface PaymentRow {
   payment_method: string;
   provider_key: string;
   charge_requested_at: string | Date | null;
+  capture_method: string;
+  return_url: string | null;
+  action_url: string | null;
 }
 
 export const PAYMENT_COLUMNS = raw(
-  "id, order_id, account_id, amount_minor, currency, payment_method, provider_key, charge_requested_at",
+  "id, order_id, account_id, amount_minor, currency, payment_method, provider_key, charge_requested_at, capture_method, return_url, action_url",
 );
 
 export const trackedFromRow = (r: PaymentRow): TrackedPayment => ({
@@ -31,4 +43,7 @@ export const trackedFromRow = (r: PaymentRow): TrackedPayment => ({
   paymentMethod: r.payment_method,
   providerKey: r.provider_key,
   requestedAt: r.charge_requested_at === null ? null : new Date(r.charge_requested_at).toISOString(),
+  captureMethod: r.capture_method,
+  returnUrl: r.return_url,
+  actionUrl: r.action_url,
 });

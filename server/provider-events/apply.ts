@@ -29,7 +29,8 @@ export class EventNotApplied extends Error {
 const PAYMENT_EVENTS: Record<string, string> = {
   "payment_intent.succeeded": "succeeded",
   "payment_intent.payment_failed": "declined",
-  "payment_intent.canceled": "failed",
+  "payment_intent.canceled": "canceled",
+  "payment_intent.amount_capturable_updated": "authorized",
 };
 const REFUND_EVENTS: Record<string, string | undefined> = {
   "refund.created": undefined,
@@ -156,6 +157,9 @@ export async function applyProviderEvent(
     row = (await findRow(deps.prisma, target)) ?? row;
   }
   if (row.status === "pending") return record(deps, event, via, "in_flight", "not final yet");
+  // An authorization ends by our own keyed capture, cancel or expiry, which may be in flight now.
+  if (row.status === "authorized" && target.implied !== "authorized")
+    return record(deps, event, via, "in_flight", "an authorization: its capture, cancel or expiry settles it");
   return settledAlready(deps, event, via, target, row);
 }
 
@@ -176,8 +180,9 @@ async function settledAlready(
       throw new EventNotApplied(`event ${event.id}: the provider's payment could not be read`);
     });
     const theirs =
-      now?.status === "declined" ? "declined" : now?.status === "canceled" ? "failed" : now?.status;
-    if (theirs === row.status)
+      now?.status === "requires_action" ? "pending" : now?.status;
+    // Payments canceled before issue 40 ended `failed`.
+    if (theirs === row.status || (theirs === "canceled" && row.status === "failed"))
       return record(deps, event, via, "already_settled", `older than the payment's ${row.status}`);
   }
   const detail = `ours ${row.status}${row.provider_id ? ` (${row.provider_id})` : ""}, the event's ${target.implied ?? "?"} (${event.data.object.id})`;

@@ -17,6 +17,7 @@ export {
 } from "./stripe";
 export type {
   CallOptions,
+  CaptureChargeInput,
   Charge,
   ChargeStatus,
   CreateChargeInput,

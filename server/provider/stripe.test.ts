@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderProcess, startProvider } from "../../scripts/lib/provider-process";
 import { type PaymentProvider, ProviderError, stripeProvider } from ".";
+import { closedPort, collect, failure, key, visa } from "./test-support";
 
 let simulator: ProviderProcess;
 let provider: PaymentProvider;
@@ -16,27 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await simulator?.stop();
 });
-
-const key = (label: string) => `adapter-${label}-${randomUUID()}`;
-const visa = { amount: 1999, currency: "EUR", paymentMethod: "pm_card_visa" };
-
-async function failure(call: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as ProviderError;
-  }
-  throw new Error("expected the call to fail");
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe("createCharge: paymentIntents.create with confirm, our key as its idempotencyKey", () => {
   it("a good card: a succeeded Charge with a pi_ id; the same key replays it", async () => {
@@ -81,16 +60,31 @@ describe("createCharge: paymentIntents.create with confirm, our key as its idemp
     expect(await provider.getCharge(expired.id)).toEqual(expired);
   });
 
-  it("a card that asks for authentication is pending, never a refusal; the intent reads as pending", async () => {
+  it("a card that asks for authentication, with no returnUrl: pending (nowhere to send the customer); it reads as requires_action", async () => {
     const k = key("3ds");
     const err = await failure(
       provider.createCharge({ ...visa, paymentMethod: "pm_card_authenticationRequired" }, k),
     );
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ kind: "pending", retryable: true, code: "requires_action" });
-    const [pending] = await collect(provider.listCharges({ idempotencyKey: k }));
-    expect(pending).toMatchObject({ status: "pending", failureCode: null });
-    expect(await provider.getCharge(pending?.id ?? "")).toEqual(pending);
+    const [waiting] = await collect(provider.listCharges({ idempotencyKey: k }));
+    expect(waiting).toMatchObject({ status: "requires_action", failureCode: null, nextActionUrl: null });
+    expect(await provider.getCharge(waiting?.id ?? "")).toEqual(waiting);
+  });
+
+  it("captureMethod manual: authorized, the amount capturable, nothing received; the same key replays", async () => {
+    const k = key("manual");
+    const held = await provider.createCharge({ ...visa, captureMethod: "manual" }, k);
+    expect(held).toMatchObject({
+      status: "authorized",
+      amountCapturable: 1999,
+      amountReceived: 0,
+      nextActionUrl: null,
+      cancellationReason: null,
+    });
+    expect(await provider.createCharge({ ...visa, captureMethod: "manual" }, k)).toEqual(held);
+    const paid = await provider.createCharge({ ...visa, captureMethod: "automatic" }, key("auto"));
+    expect(paid).toMatchObject({ status: "succeeded", amountCapturable: 0, amountReceived: 1999 });
   });
 });
 
@@ -279,9 +273,3 @@ describe("refunds", () => {
     expect(byMeta.map((r) => r.id)).toEqual([b.id]);
   });
 });
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}

@@ -7,11 +7,11 @@
  * errno in `detail`), never by class identity (decision 0095). The SDK's own retries and timeout
  * are set against our lease and the browser's attempt deadline (decision 0170).
  */
-import http from "node:http";
-import https from "node:https";
 import Stripe from "stripe";
+import { AttemptLog, NEVER_CONNECTED } from "./attempt-log";
 import { ProviderError } from "./errors";
-import type { CallOptions, Charge, PaymentProvider, Refund } from "./types";
+import { chargeOf, KEY_METADATA, refundOf, withoutKey } from "./stripe-objects";
+import type { CallOptions, ChargeStatus, PaymentProvider } from "./types";
 
 export interface StripeProviderOptions {
   /** The API's origin, e.g. http://127.0.0.1:4010; unset: Stripe's own (https://api.stripe.com). */
@@ -29,13 +29,30 @@ export interface StripeProviderOptions {
 /** The SDK's own API version: the adapter is written against the types of that version. */
 export const STRIPE_API_VERSION = Stripe.API_VERSION;
 
-/** Where the adapter keeps the idempotency key a payment or refund was made with (Stripe lists no key). */
-export const KEY_METADATA = "idempotency_key";
+export { chargeOf, KEY_METADATA } from "./stripe-objects";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Errors that happen before a connection exists, so before any byte of a request is written. */
-const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL"]);
+/** What createCharge returns; any other state (processing, never confirmed) is thrown as pending. */
+const OUTCOMES: ReadonlySet<ChargeStatus> = new Set([
+  "succeeded",
+  "declined",
+  "authorized",
+  "requires_action",
+]);
+
+/**
+ * How the payment may leave the page. Without a return URL, no redirecting payment method at all
+ * (a card that asks for 3-D Secure then stops at requires_action with no page to send anyone to).
+ * With one, cards only, by name: Stripe refuses a return_url beside allow_redirects "never", and
+ * automatic payment methods would let the account's redirecting methods in (the SDK's 23.x types
+ * name the list allowed_payment_method_types).
+ */
+function redirectParams(returnUrl: string | undefined): Partial<Stripe.PaymentIntentCreateParams> {
+  if (returnUrl === undefined)
+    return { automatic_payment_methods: { enabled: true, allow_redirects: "never" } };
+  return { return_url: returnUrl, allowed_payment_method_types: ["card"] };
+}
 
 /** What the SDK's errors carry (StripeError and its kinds), read without their classes. */
 interface SdkError {
@@ -155,8 +172,10 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
               amount: input.amount,
               currency: input.currency.toLowerCase(),
               payment_method: input.paymentMethod,
-              // Confirmed here, without a page to return to: no redirecting payment method.
-              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              ...redirectParams(input.returnUrl),
+              // Only when manual: the parameters of a payment made before this option stay the same,
+              // so a retry of it with its key replays rather than meets an idempotency_error.
+              ...(input.captureMethod === "manual" && { capture_method: "manual" as const }),
               confirm: true,
               metadata: { ...input.metadata, [KEY_METADATA]: idempotencyKey },
             },
@@ -169,12 +188,51 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
         },
       );
       const charge = chargeOf(intent);
-      if (charge.status === "succeeded" || charge.status === "declined") return charge;
+      if (OUTCOMES.has(charge.status) && !(charge.status === "requires_action" && !charge.nextActionUrl))
+        return charge;
+      // Processing, or an authentication with no page to send the customer to (no returnUrl).
       throw new ProviderError(`${what}: payment ${intent.id} is ${intent.status}, not final`, {
         kind: "pending",
         status: 200,
         code: intent.status,
       });
+    },
+
+    async captureCharge(id, input, idempotencyKey, callOpts) {
+      const what = `POST /v1/payment_intents/${id}/capture`;
+      const intent = await attempts.send(
+        idempotencyKey,
+        () =>
+          stripe.paymentIntents.capture(
+            id,
+            {
+              ...(input.amount !== undefined && { amount_to_capture: input.amount }),
+              // Merged into the payment's metadata by Stripe; our key's entry stays the payment's.
+              ...(input.metadata && { metadata: withoutKey(input.metadata) }),
+            },
+            { idempotencyKey, ...headersOf(callOpts) },
+          ),
+        (err, left) => {
+          throw failure(what, err, left);
+        },
+      );
+      return chargeOf(intent);
+    },
+
+    async cancelCharge(id, input, idempotencyKey, callOpts) {
+      const what = `POST /v1/payment_intents/${id}/cancel`;
+      const intent = await attempts.send(
+        idempotencyKey,
+        () =>
+          stripe.paymentIntents.cancel(id, input.reason ? { cancellation_reason: input.reason } : {}, {
+            idempotencyKey,
+            ...headersOf(callOpts),
+          }),
+        (err, left) => {
+          throw failure(what, err, left);
+        },
+      );
+      return chargeOf(intent);
     },
 
     async getCharge(id) {
@@ -251,62 +309,6 @@ export function stripeProvider(opts: StripeProviderOptions): PaymentProvider {
   };
 }
 
-/**
- * Whether any attempt the SDK made for a POST may have reached the provider: the SDK retries a
- * reset connection once on its own, so its final error (a refused connection, say) does not tell
- * about the attempts before it. Attempts are told apart by their Idempotency-Key; concurrent calls
- * with one key share an entry and count as reached if any attempt did.
- */
-class AttemptLog {
-  private readonly keys = new Map<string, { calls: number; left: boolean }>();
-  readonly client: Stripe.HttpClient;
-
-  constructor(protocol: "http" | "https") {
-    // Idle connections are closed after 4 s, before a server's usual 5 s keep-alive timeout can
-    // close one under a request that was just sent.
-    const keepAlive = { keepAlive: true, timeout: 4000 };
-    const inner = Stripe.createNodeHttpClient(
-      protocol === "http" ? new http.Agent(keepAlive) : new https.Agent(keepAlive),
-    );
-    this.client = {
-      getClientName: () => inner.getClientName(),
-      makeRequest: (host, port, path, method, headers, body, proto, timeout) => {
-        const sent = inner.makeRequest(host, port, path, method, headers, body, proto, timeout);
-        const key = headers["Idempotency-Key"];
-        if (typeof key === "string") {
-          sent.then(
-            () => this.mark(key),
-            (err: { code?: unknown }) => {
-              if (!(typeof err?.code === "string" && NEVER_CONNECTED.has(err.code))) this.mark(key);
-            },
-          );
-        }
-        return sent;
-      },
-    };
-  }
-
-  /** Runs a POST keyed `key`; on failure, `fail` gets the error and whether any attempt may have left. */
-  async send<T>(key: string, call: () => Promise<T>, fail: (err: unknown, left: boolean) => T): Promise<T> {
-    const entry = this.keys.get(key) ?? { calls: 0, left: false };
-    entry.calls++;
-    this.keys.set(key, entry);
-    try {
-      return await call();
-    } catch (err) {
-      return fail(err, entry.left);
-    } finally {
-      entry.calls--;
-      if (entry.calls === 0 && this.keys.get(key) === entry) this.keys.delete(key);
-    }
-  }
-
-  private mark(key: string): void {
-    const entry = this.keys.get(key);
-    if (entry) entry.left = true;
-  }
-}
-
 /** A search query's quoted string: `'` and `\` escaped (docs.stripe.com/search). */
 function quote(value: string): string {
   return `'${value.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
@@ -322,60 +324,4 @@ async function* mapped<A, B>(items: AsyncIterable<A>, map: (a: A) => B): AsyncIt
 
 async function* filtered<A>(items: AsyncIterable<A>, keep: (a: A) => boolean): AsyncIterable<A> {
   for await (const item of items) if (keep(item)) yield item;
-}
-
-function withoutKey(metadata: Stripe.Metadata | null | undefined): Record<string, string> {
-  const { [KEY_METADATA]: _key, ...rest } = metadata ?? {};
-  return rest;
-}
-
-const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
-
-/** A PaymentIntent as the app's Charge (see ChargeStatus). */
-export function chargeOf(pi: Stripe.PaymentIntent): Charge {
-  const error = pi.last_payment_error;
-  const declined = pi.status === "requires_payment_method" && error != null;
-  const status =
-    pi.status === "succeeded"
-      ? "succeeded"
-      : declined
-        ? "declined"
-        : pi.status === "canceled"
-          ? "canceled"
-          : "pending";
-  const paymentMethod =
-    typeof pi.payment_method === "string"
-      ? pi.payment_method
-      : (pi.payment_method?.id ?? error?.payment_method?.id ?? "");
-  return {
-    id: pi.id,
-    amount: pi.amount,
-    currency: pi.currency,
-    paymentMethod,
-    status,
-    failureCode: declined ? (error.decline_code ?? error.code ?? "card_declined") : null,
-    failureMessage: declined ? (error.message ?? null) : null,
-    createdAt: isoOf(pi.created),
-    metadata: withoutKey(pi.metadata),
-  };
-}
-
-function refundOf(r: Stripe.Refund): Refund {
-  const charge = typeof r.payment_intent === "string" ? r.payment_intent : (r.payment_intent?.id ?? "");
-  if (r.status !== "succeeded") {
-    // Card refunds succeed at once; another status would need the app to wait for refund.updated.
-    throw new ProviderError(`refund ${r.id} is ${r.status}`, {
-      kind: "pending",
-      code: r.status ?? undefined,
-    });
-  }
-  return {
-    id: r.id,
-    charge,
-    amount: r.amount,
-    currency: r.currency,
-    status: "succeeded",
-    createdAt: isoOf(r.created),
-    metadata: withoutKey(r.metadata),
-  };
 }

@@ -15,7 +15,13 @@
  * - canceled: canceled before any money was taken (`cancellationReason`), or an authorization
  *   released without capture.
  */
-export type ChargeStatus = "succeeded" | "authorized" | "requires_action" | "declined" | "pending" | "canceled";
+export type ChargeStatus =
+  | "succeeded"
+  | "authorized"
+  | "requires_action"
+  | "declined"
+  | "pending"
+  | "canceled";
 
 export interface Charge {
   id: string;
@@ -114,7 +120,12 @@ export interface PaymentProvider {
    * authorized (already captured, canceled, expired) throws ProviderError kind "rejected", code
    * `payment_intent_unexpected_state`; an amount above the hold: code `amount_too_large`.
    */
-  captureCharge(id: string, input: CaptureChargeInput, idempotencyKey: string, opts?: CallOptions): Promise<Charge>;
+  captureCharge(
+    id: string,
+    input: CaptureChargeInput,
+    idempotencyKey: string,
+    opts?: CallOptions,
+  ): Promise<Charge>;
   /**
    * Cancels a payment that took no money (authorized, requires_action, pending), releasing any hold;
    * a key seen before replays. Returns the payment, now canceled. A succeeded one throws

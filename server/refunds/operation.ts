@@ -131,7 +131,8 @@ async function createPendingRefund(tx: Tx, owner: KeyOwner, request: RefundReque
       pending: bigint;
     }[]
   >`
-    WITH p AS (SELECT id, status, amount_minor, currency FROM payments WHERE id = ${request.paymentId}::uuid FOR UPDATE)
+    WITH p AS (SELECT id, status, coalesce(captured_minor, amount_minor) AS amount_minor, currency
+                 FROM payments WHERE id = ${request.paymentId}::uuid FOR UPDATE)
     SELECT p.*, (SELECT coalesce(sum(amount_minor), 0) FROM refunds WHERE payment_id = p.id AND status = 'succeeded')::bigint AS refunded,
                 (SELECT coalesce(sum(amount_minor), 0) FROM refunds WHERE payment_id = p.id AND status = 'pending')::bigint AS pending
       FROM p`;
@@ -196,7 +197,7 @@ async function refusalAnswer(deps: RefundDeps, row: TrackedRefund, refusal: { co
     let refunded = 0;
     for await (const made of deps.provider.listRefunds({ charge: row.providerChargeId }))
       refunded += made.amount;
-    return Math.max(0, (charge?.amount ?? 0) - refunded);
+    return Math.max(0, (charge?.amountReceived ?? 0) - refunded);
   }, domainErrors.inFlightAtProvider);
   return domainErrors.refundExceedsRefundable({
     paymentId: row.paymentId,

@@ -3,10 +3,16 @@ import type { TEnvelope, TTopic } from "../outbox";
 
 /**
  * The event types a merchant may subscribe to: the outbox's topics under the names the API
- * documents (a declined payment is `payment.failed`). The captured, authorized and canceled
- * payments of issue 40 join here with their topics.
+ * documents (a declined payment is `payment.failed`). A captured authorization is a
+ * `payment.succeeded` (amount: what was captured).
  */
-export const WEBHOOK_EVENT_TYPES = ["payment.succeeded", "payment.failed", "refund.succeeded"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "payment.succeeded",
+  "payment.failed",
+  "payment.authorized",
+  "payment.canceled",
+  "refund.succeeded",
+] as const;
 export type TWebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** A test event is sent on request to one endpoint, whatever it subscribes to. */
@@ -15,7 +21,16 @@ export const TEST_EVENT_TYPE = "webhook.test";
 const TYPE_OF_TOPIC: Record<TTopic, TWebhookEventType> = {
   "payment.succeeded": "payment.succeeded",
   "payment.declined": "payment.failed",
+  "payment.authorized": "payment.authorized",
+  "payment.canceled": "payment.canceled",
   "refund.succeeded": "refund.succeeded",
+};
+
+const STATUS_OF_TOPIC: Record<Exclude<TTopic, "refund.succeeded">, string> = {
+  "payment.succeeded": "succeeded",
+  "payment.declined": "declined",
+  "payment.authorized": "authorized",
+  "payment.canceled": "canceled",
 };
 
 export function webhookEventType(topic: TTopic): TWebhookEventType {
@@ -64,9 +79,11 @@ export function webhookPayload(envelope: TEnvelope): TWebhookPayload {
       orderId: p.orderId,
       amount: p.amount,
       currency: p.currency,
-      status: envelope.topic === "payment.succeeded" ? "succeeded" : "declined",
+      status: STATUS_OF_TOPIC[envelope.topic],
       providerChargeId: str(p.providerChargeId),
-      ...(envelope.topic === "payment.declined" ? { failureCode: str(p.failureCode) } : {}),
+      ...(envelope.topic === "payment.declined" || envelope.topic === "payment.canceled"
+        ? { failureCode: str(p.failureCode) }
+        : {}),
       updatedAt,
     },
   };

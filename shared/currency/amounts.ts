@@ -9,8 +9,8 @@ export function isCurrencyCode(code: string): boolean {
   return CURRENCIES.has(code);
 }
 
-/** What an amount is for: a charge has Stripe's minimum; a refund or a price only the steps and maximum. */
-export type AmountUse = "charge" | "refund" | "price";
+/** What an amount is for: a charge has Stripe's minimum; a refund, a capture or a price only the steps and maximum. */
+export type AmountUse = "charge" | "refund" | "capture" | "price";
 
 export interface AmountProblem {
   /** Stripe's codes where Stripe has one (`amount_too_small`, `amount_too_large`). */

@@ -90,8 +90,11 @@ export function createClient(options: ClientOptions) {
       settled.kind === "succeeded"
         ? { status: 200, body: settled.value.data, replayed: settled.value.replayed }
         : { status: settled.failure.status ?? 0, body: settled.failure.error, replayed: false };
-    // Kept with the intent before the caller hears it, until the caller forgets it.
-    await store.settle?.(intent, { status, body, answeredAt: new Date().toISOString() });
+    // Kept with the intent before the caller hears it, until the caller forgets it; a payment
+    // awaiting the shopper's 3-D Secure step is not final: the next call asks again with the key.
+    const awaitingShopper = status === 200 && (body as Payment | undefined)?.status === "requires_action";
+    if (!awaitingShopper)
+      await store.settle?.(intent, { status, body, answeredAt: new Date().toISOString() });
     return answered(intent, status, body, replayed);
   }
 
@@ -126,7 +129,12 @@ export function createClient(options: ClientOptions) {
           throw new TypeError("payments.create: intentId must be a non-empty string");
         const wanted = {
           operation: "payments.create" as const,
-          body: { orderId: request.orderId, paymentMethod: request.paymentMethod },
+          body: {
+            orderId: request.orderId,
+            paymentMethod: request.paymentMethod,
+            ...(request.captureMethod && { captureMethod: request.captureMethod }),
+            ...(request.returnUrl && { returnUrl: request.returnUrl }),
+          },
         };
         const stored = await store.create({
           intentId,

@@ -8,7 +8,14 @@ import type { components } from "./generated/api.js";
 export type PaymentMethod = "pm_card_visa" | "pm_card_declined" | "pm_card_slow" | `pm_${string}`;
 
 /** What a payment intent asks the API for: the body of `POST /api/v1/payments`. */
-export type PaymentRequest = { orderId: string; paymentMethod: PaymentMethod };
+export type PaymentRequest = {
+  orderId: string;
+  paymentMethod: PaymentMethod;
+  /** `manual`: authorize only (the payment answers `authorized`); default the merchant's setting. */
+  captureMethod?: "automatic" | "manual";
+  /** Where the shopper comes back after a 3-D Secure step. */
+  returnUrl?: string;
+};
 
 /** The operations an intent can stand for (refunds join here when the API has them). */
 export type IntentRequest = { operation: "payments.create"; body: PaymentRequest };

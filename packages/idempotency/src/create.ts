@@ -4,7 +4,15 @@ import { completerFor, type Driver } from "./completer.js";
 import { counters, startCounterFlush } from "./counters.js";
 import type { KeyDb } from "./db.js";
 import { checkIdempotentCall } from "./key-header.js";
-import { type IdempotencyHandle, type IdempotencyOptions, idempotent, replayable } from "./middleware.js";
+import {
+  type IdempotencyHandle,
+  type IdempotencyOptions,
+  idempotent,
+  type KeyedCall,
+  replayable,
+  runKeyed,
+} from "./middleware.js";
+import type { KeyOwner } from "./owner.js";
 import type { PeekedKey } from "./peek.js";
 import { sweepExpiredKeys } from "./sweep.js";
 
@@ -91,6 +99,9 @@ export function createIdempotency<TDb, TTx, TCtx>(config: IdempotencyConfig<TDb,
     keyHeader,
     claim,
     replayable,
+    /** A server's own keyed call, run once per (account, key) like a procedure (see runKeyed). */
+    run: <T>(db: TDb, call: KeyedCall, handler: (owner: KeyOwner<TTx>) => Promise<T>) =>
+      runKeyed<T, TTx>(config.keyDb(db), call, handler),
     completer: (db: TDb, driver: Driver<TTx>) =>
       completerFor(config.keyDb(db), driver, (error, keyId) =>
         onError(error, { job: `completer ${driver.procedure}`, keyId }),

@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown, TRPCError } from "@trpc/server";
 import { brandGuard } from "./brand.js";
 import { counters, type Outcome } from "./counters.js";
 import type { KeyDb } from "./db.js";
@@ -377,6 +377,12 @@ export async function runAsOwner<R extends Settled, TTx>(
       count("completed");
       return result.ok && "data" in owner.completed ? { ...result, data: owner.completed.data } : result;
     }
+    if (result.ok && owner.unsettled) {
+      // An answer that may still change: given, not stored; the key waits for the retry.
+      const hold = owner.unsettled.retryAfterSeconds;
+      if (await releaseKey(db, owner.keyId, owner.fence, "answered, not final", hold)) count("released");
+      return result;
+    }
     if (result.ok) {
       const data = result.data === undefined ? null : JSON.parse(JSON.stringify(result.data));
       await finishWith(db, owner, 200, { data });
@@ -483,4 +489,65 @@ async function decide(
     }
   }
   return { kind: "in_flight" };
+}
+
+/** A server's own keyed call (no HTTP request): who it is for, its key and its request. */
+export interface KeyedCall {
+  accountId: string;
+  key: string;
+  procedure: string;
+  params: unknown;
+  leaseSeconds?: number;
+  ttlSeconds?: number;
+}
+
+export type KeyedCallOutcome<T> =
+  | { outcome: "ran"; result: { ok: true; data: T } | { ok: false; error: TRPCError } }
+  | { outcome: "replayed"; body: StoredResponse }
+  | { outcome: "busy" }
+  | { outcome: "mismatch" };
+
+/**
+ * Runs `handler` once per (account, key) as the middleware runs a procedure, for work a server
+ * starts itself (an authorization's expiry): the same claim, takeover, fencing and stored
+ * outcome, so a crash mid-way is finished by the completer or by the next call with the key.
+ */
+export async function runKeyed<T, TTx>(
+  db: KeyDb<TTx>,
+  call: KeyedCall,
+  handler: (owner: KeyOwner<TTx>) => Promise<T>,
+): Promise<KeyedCallOutcome<T>> {
+  const o = IDEMPOTENCY_DEFAULTS;
+  const params = call.params ?? null;
+  const claim = {
+    accountId: call.accountId,
+    key: call.key,
+    procedure: call.procedure,
+    fingerprint: fingerprint(call.procedure, params),
+    requestParams: params,
+    leaseSeconds: call.leaseSeconds ?? o.leaseSeconds,
+    ttlSeconds: call.ttlSeconds ?? o.ttlSeconds,
+  };
+  const decision = await decide(db, claim);
+  if (decision.kind === "mismatch") return { outcome: "mismatch" };
+  if (decision.kind === "in_flight") return { outcome: "busy" };
+  if (decision.kind === "replay") return { outcome: "replayed", body: decision.body };
+  const owner = new KeyOwner<TTx>(
+    db,
+    decision.row.id,
+    decision.fence,
+    decision.recoveryPoint,
+    `${call.accountId}\n${call.key}`,
+    o.transactionTimeoutMs,
+    undefined,
+    call.procedure,
+  );
+  const result = await runAsOwner(db, owner, claim.leaseSeconds, async () => {
+    try {
+      return { ok: true as const, data: await handler(owner) };
+    } catch (error) {
+      return { ok: false as const, error: getTRPCErrorFromUnknown(error) };
+    }
+  });
+  return { outcome: "ran", result };
 }

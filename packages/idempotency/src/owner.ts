@@ -45,6 +45,8 @@ export function storedError(error: TRPCError): { status: number; body: StoredRes
 export class KeyOwner<TTx = unknown> {
   /** Set once the key is completed through complete() or fail(). */
   completed: { data: unknown } | { error: TRPCError } | null = null;
+  /** Set by notFinal(): the answer is returned, not stored, and the key given back. */
+  unsettled: { retryAfterSeconds: number } | null = null;
 
   constructor(
     private readonly db: KeyDb<TTx>,
@@ -65,6 +67,15 @@ export class KeyOwner<TTx = unknown> {
    */
   phaseResult<T>(recoveryPoint: string): T | undefined {
     return this.firstPhase?.recoveryPoint === recoveryPoint ? (this.firstPhase.value as T) : undefined;
+  }
+
+  /**
+   * This attempt's answer is a success that may still change (a payment awaiting the customer's
+   * authentication): it is returned but not stored, and the key is released, held for
+   * `retryAfterSeconds`, so a retry with the same key asks again.
+   */
+  notFinal(retryAfterSeconds: number): void {
+    this.unsettled = { retryAfterSeconds };
   }
 
   /** Where the previous attempts got to: "started" for a fresh key. */

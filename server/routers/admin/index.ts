@@ -4,6 +4,7 @@ import { adminLedgerRouter } from "./ledger";
 import { adminOrdersRouter } from "./orders";
 import { adminOutboxRouter } from "./outbox";
 import { adminOutcomesRouter } from "./outcomes";
+import { adminPaymentsRouter } from "./payments";
 import { adminReconcileRouter } from "./reconcile";
 import { adminRefundsRouter } from "./refunds";
 import { adminAuditRouter, adminSessionsRouter } from "./sessions";
@@ -16,6 +17,7 @@ export const adminRouter = router({
   ledger: adminLedgerRouter,
   reconcile: adminReconcileRouter,
   refunds: adminRefundsRouter,
+  payments: adminPaymentsRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
   webhooks: adminWebhooksRouter,

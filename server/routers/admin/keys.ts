@@ -4,10 +4,9 @@ import { countKeysByState, findKey, getKeyDetail, listKeys } from "../../admin/k
 import { ZInt8Id, ZKeyDetail, ZKeyPage, ZKeyState, ZKeyStateCounts } from "../../admin/schemas";
 import type { Context } from "../../context";
 import { domainErrors } from "../../errors";
+import { operationOf } from "../../money-operations";
 import { completerOptions } from "../../operation";
-import { payment } from "../../payments/operation";
 import { paymentProvider } from "../../provider";
-import { refund } from "../../refunds";
 import { adminProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 import { chargeLookups } from "./charges";
@@ -69,7 +68,7 @@ async function redrive(ctx: Context, rowId: string) {
   const provider = ctx.provider ?? paymentProvider();
   const procedure = (await findKey(ctx.prisma, { id }))?.procedure;
   // Each key is driven by its own operation's phases.
-  const operation = [payment, refund].find((op) => op.procedure === procedure) ?? payment;
+  const operation = operationOf(procedure);
   const outcome = await operation.redrive({ prisma: ctx.prisma, provider }, id, {
     ...completerOptions(),
     by: "admin",

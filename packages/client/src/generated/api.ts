@@ -26,6 +26,54 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/payments/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture an authorized payment (operators; idempotent)
+         * @description Takes all or `amountMinor` of an authorized payment, once per `Idempotency-Key`; the rest of the hold is released. Refunds can then return at most what was captured. For operators: `Authorization: Bearer <ADMIN_TOKEN>`.
+         *
+         *     - The key is required (1–255 printable ASCII characters, a UUID recommended). Keys are scoped to the operators. Same key, same request, after completion: the first response again with `Idempotent-Replayed: true`; while the first runs: **409** `idempotency-key-in-use`; another request: **422**.
+         *     - One capture or cancel per authorization, whatever keys they use: of a capture, a cancel and the expiry racing, one wins and every other gets **409** `payment-not-capturable` with its `state` (stored; not stored, with `Retry-After`, while the winner is still in progress).
+         *     - A key and its stored response are kept **24 hours**. 5xx answers are not stored: retry with the same key.
+         */
+        post: operations["admin-payments-capture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an authorized payment (operators; idempotent)
+         * @description Voids an authorization, once per `Idempotency-Key`: the provider releases the hold, nothing is charged, and the order can be paid again. For operators: `Authorization: Bearer <ADMIN_TOKEN>`.
+         *
+         *     - The key is required (1–255 printable ASCII characters, a UUID recommended). Keys are scoped to the operators. Same key, same request, after completion: the first response again with `Idempotent-Replayed: true`; while the first runs: **409** `idempotency-key-in-use`; another request: **422**.
+         *     - One capture or cancel per authorization, whatever keys they use: of a capture, a cancel and the expiry racing, one wins and every other gets **409** `payment-not-capturable` with its `state` (stored; not stored, with `Retry-After`, while the winner is still in progress).
+         *     - A key and its stored response are kept **24 hours**. 5xx answers are not stored: retry with the same key.
+         */
+        post: operations["admin-payments-cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -91,7 +139,9 @@ export type paths = {
          * @description Charges the order once per `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header).
          *
          *     - The key is required: 1–255 printable ASCII characters, a UUID recommended; a Structured Field string (`"…"`) is accepted too. Missing or malformed: **400**.
-         *     - Keys are scoped to the authenticated account and the request is fingerprinted by `orderId` and `paymentMethod`.
+         *     - Keys are scoped to the authenticated account and the request is fingerprinted by `orderId`, `paymentMethod`, `captureMethod` and `returnUrl`.
+         *     - `captureMethod: "manual"` authorizes only: the answer is `authorized` with `captureBefore`; an operator captures (`POST /payments/{id}/capture`) or cancels it, or it is canceled at the deadline.
+         *     - A card that asks for 3-D Secure answers **200** with `status: "requires_action"` and `nextAction.url`: send the shopper there; the answer is not stored, and a retry with the same key (after the shopper returns to `returnUrl`) answers the outcome. A step not completed within `PAYMENT_ACTION_TIMEOUT_SECONDS` is canceled: **402** `payment-canceled`, nothing charged.
          *     - Same key, same request, after completion: the first response again — same status, same body — with `Idempotent-Replayed: true`. Declined cards (**402**) are stored and replayed too.
          *     - Same key while the first request is still running: **409** with `Retry-After`.
          *     - Same key, another request: **422**.
@@ -263,6 +313,29 @@ export type components = {
             providerRefundId: string | null;
             createdAt: string;
         };
+        Payment: {
+            id: string;
+            orderId: string;
+            amount: number;
+            /**
+             * @description ISO 4217 code of the amount's currency (decision 0175).
+             * @example EUR
+             * @example JPY
+             */
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "requires_action" | "authorized" | "succeeded" | "declined" | "failed" | "canceled";
+            providerChargeId: string | null;
+            /** @enum {string} */
+            captureMethod: "automatic" | "manual";
+            amountCaptured: number;
+            captureBefore: string | null;
+            nextAction: {
+                /** @constant */
+                type: "redirect_to_url";
+                url: string;
+            } | null;
+        };
         Product: {
             sku: string;
             name: string;
@@ -328,8 +401,17 @@ export type components = {
                  */
                 currency: string;
                 /** @enum {string} */
-                status: "pending" | "succeeded" | "declined" | "failed";
+                status: "pending" | "requires_action" | "authorized" | "succeeded" | "declined" | "failed" | "canceled";
                 providerChargeId: string | null;
+                /** @enum {string} */
+                captureMethod: "automatic" | "manual";
+                amountCaptured: number;
+                captureBefore: string | null;
+                nextAction: {
+                    /** @constant */
+                    type: "redirect_to_url";
+                    url: string;
+                } | null;
                 paymentMethod: string;
                 failureMessage: string | null;
             } | null;
@@ -368,20 +450,6 @@ export type components = {
             }[];
             refundedMinor: number;
         };
-        Payment: {
-            id: string;
-            orderId: string;
-            amount: number;
-            /**
-             * @description ISO 4217 code of the amount's currency (decision 0175).
-             * @example EUR
-             * @example JPY
-             */
-            currency: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "declined" | "failed";
-            providerChargeId: string | null;
-        };
         WebhookEndpoint: {
             id: string;
             url: string;
@@ -414,7 +482,7 @@ export type components = {
              * @description A URI reference to the problem's documentation (/docs/problems).
              * @enum {string}
              */
-            type: "/docs/problems#idempotency-key-missing" | "/docs/problems#idempotency-key-invalid" | "/docs/problems#idempotency-key-in-use" | "/docs/problems#idempotency-key-reused" | "/docs/problems#card-declined" | "/docs/problems#payment-refused" | "/docs/problems#payment-abandoned" | "/docs/problems#order-already-paid" | "/docs/problems#refund-exceeds-captured" | "/docs/problems#payment-not-refundable" | "/docs/problems#refund-abandoned" | "/docs/problems#amount-invalid-for-currency" | "/docs/problems#invalid-request" | "/docs/problems#unauthenticated" | "/docs/problems#forbidden" | "/docs/problems#rate-limited" | "/docs/problems#not-found" | "/docs/problems#payload-too-large" | "/docs/problems#unsupported-media-type" | "/docs/problems#provider-unavailable" | "/docs/problems#database-unavailable" | "/docs/problems#webhook-signature-invalid" | "/docs/problems#event-not-applied" | "/docs/problems#internal-error" | "about:blank";
+            type: "/docs/problems#idempotency-key-missing" | "/docs/problems#idempotency-key-invalid" | "/docs/problems#idempotency-key-in-use" | "/docs/problems#idempotency-key-reused" | "/docs/problems#card-declined" | "/docs/problems#payment-refused" | "/docs/problems#payment-abandoned" | "/docs/problems#payment-canceled" | "/docs/problems#payment-not-capturable" | "/docs/problems#order-already-paid" | "/docs/problems#refund-exceeds-captured" | "/docs/problems#payment-not-refundable" | "/docs/problems#refund-abandoned" | "/docs/problems#amount-invalid-for-currency" | "/docs/problems#invalid-request" | "/docs/problems#unauthenticated" | "/docs/problems#forbidden" | "/docs/problems#rate-limited" | "/docs/problems#not-found" | "/docs/problems#payload-too-large" | "/docs/problems#unsupported-media-type" | "/docs/problems#provider-unavailable" | "/docs/problems#database-unavailable" | "/docs/problems#webhook-signature-invalid" | "/docs/problems#event-not-applied" | "/docs/problems#internal-error" | "about:blank";
             title: string;
             status: number;
             detail: string;
@@ -521,6 +589,231 @@ export interface operations {
                 };
             };
             /** @description Beyond what is left to refund (`refund-exceeds-captured`), a payment that did not succeed (`payment-not-refundable`), an amount not valid in its currency (`amount-invalid-for-currency`), or the key used before with another request (`idempotency-key-reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; details are in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The payment provider is unavailable: retry with the same key. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "admin-payments-capture": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per capture, reused for every retry of it. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most what is authorized; the rest is released. Default: all of it. */
+                    amountMinor?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Captured: the payment is `succeeded`; `amountCaptured` is what was taken. */
+            200: {
+                headers: {
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Idempotency-Key missing or malformed, or the body is invalid (a capture above what is authorized); nothing stored unless keyed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid Bearer ADMIN_TOKEN (a customer's API key cannot capture or cancel). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such payment; stored and replayed. */
+            404: {
+                headers: {
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The payment is not authorized, or another capture or cancel won (`payment-not-capturable`); or a request with this key is in flight. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key. */
+                    "Retry-After"?: number;
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the published cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key was used before with another request (`idempotency-key-reused`), or the amount is not valid in its currency. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; details are in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The payment provider is unavailable: retry with the same key. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "admin-payments-cancel": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per cancel, reused for every retry of it. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Canceled: the payment is `canceled`, the hold released. */
+            200: {
+                headers: {
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Idempotency-Key missing or malformed, or the body is invalid (a capture above what is authorized); nothing stored unless keyed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid Bearer ADMIN_TOKEN (a customer's API key cannot capture or cancel). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme the API takes. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such payment; stored and replayed. */
+            404: {
+                headers: {
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The payment is not authorized, or another capture or cancel won (`payment-not-capturable`); or a request with this key is in flight. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key. */
+                    "Retry-After"?: number;
+                    /** @description Present on a replay of the stored first response. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the published cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key was used before with another request (`idempotency-key-reused`), or the amount is not valid in its currency. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -748,11 +1041,21 @@ export interface operations {
                      * @example pm_card_slow
                      */
                     paymentMethod: string;
+                    /**
+                     * @description `manual`: authorize only; the payment answers `authorized` and holds the amount until an operator captures it (or it expires). Default: the merchant's setting (`automatic`).
+                     * @enum {string}
+                     */
+                    captureMethod?: "automatic" | "manual";
+                    /**
+                     * Format: uri
+                     * @description Where the shopper's browser comes back after a 3-D Secure step (the provider appends `payment_intent` and `redirect_status`). Without it, a card that asks for the step cannot complete it.
+                     */
+                    returnUrl?: string;
                 };
             };
         };
         responses: {
-            /** @description The payment succeeded (or is pending at the provider). */
+            /** @description The payment succeeded, is authorized (manual capture), or requires the shopper's 3-D Secure step (`requires_action`, not stored). */
             200: {
                 headers: {
                     /** @description Present on a replay of the stored first response. */
@@ -783,7 +1086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The card was declined or the provider refused the payment; stored and replayed. */
+            /** @description The card was declined, the provider refused the payment, or its 3-D Secure step was not completed in time (`payment-canceled`); stored and replayed. */
             402: {
                 headers: {
                     /** @description Present on a replay of the stored first response. */
@@ -990,7 +1293,7 @@ export interface operations {
                 "application/json": {
                     /** @example https://shop.example/webhooks */
                     url: string;
-                    events: ("payment.succeeded" | "payment.failed" | "refund.succeeded")[];
+                    events: ("payment.succeeded" | "payment.failed" | "payment.authorized" | "payment.canceled" | "refund.succeeded")[];
                 };
             };
         };
