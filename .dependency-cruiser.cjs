@@ -4,7 +4,7 @@
  * where server/keys binds the workspace package @idempotent-checkout/idempotency to the app's db.
  * with admin a read model beside the routers. A back edge fails the build.
  */
-const DOMAINS = "^server/(payments|refunds|operation|ledger|outbox|receipts|reconciler|provider)/";
+const DOMAINS = "^server/(payments|refunds|operation|ledger|outbox|receipts|reconciler|provider|webhooks)/";
 const ROUTERS = "^server/(routers/|trpc\\.ts$|root\\.ts$|context\\.ts$)";
 const TESTS = "(\\.test\\.ts$|^server/test/|/testing/|^e2e/|^lab/)";
 
@@ -133,7 +133,7 @@ module.exports = {
       severity: "error",
       comment: "The outbox carries events; it knows nothing of who writes or consumes them.",
       from: { path: "^server/outbox/", pathNot: TESTS },
-      to: { path: "^server/(payments|refunds|receipts|ledger)/" },
+      to: { path: "^server/(payments|refunds|receipts|ledger|webhooks)/" },
     },
     {
       name: "payments-and-refunds-apart",
@@ -173,6 +173,21 @@ module.exports = {
       comment: "Receipts follow payments and refunds through the outbox; neither reaches up into receipts.",
       from: { path: "^server/(payments|refunds)/", pathNot: TESTS },
       to: { path: "^server/receipts/" },
+    },
+    {
+      name: "webhooks-follow-the-outbox",
+      severity: "error",
+      comment:
+        "Merchant webhooks learn of payments and refunds only through the outbox's events, and no domain reaches into them (decision 0185).",
+      from: { path: "^server/webhooks/", pathNot: TESTS },
+      to: { path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider|provider-events)/" },
+    },
+    {
+      name: "domains-not-to-webhooks",
+      severity: "error",
+      comment: "Payments, refunds, the ledger and receipts know nothing of merchant webhooks.",
+      from: { path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider)/", pathNot: TESTS },
+      to: { path: "^server/webhooks/" },
     },
     {
       name: "packages-stand-alone",

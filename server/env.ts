@@ -149,6 +149,36 @@ export const ZEnv = z
       .default(64 * 1024),
     RATE_LIMIT_PAYMENTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
     RATE_LIMIT_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** Merchant webhooks may be delivered to loopback (development, tests, chaos); decision 0187. */
+    WEBHOOK_ALLOW_LOOPBACK: z.enum(["on", "off"]).optional(),
+    /** The delays between a message's attempts, after the first (Standard Webhooks' schedule). */
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+      .string()
+      .default("5,300,1800,7200,18000,36000,36000")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map(Number),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .number()
+              .min(0)
+              .max(7 * 86_400),
+          )
+          .min(1, "needs at least one delay"),
+      ),
+    /** An endpoint failing every attempt this long is disabled, with a notice to its merchant. */
+    WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .default(5 * 86_400),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
     NEXT_PHASE: z.string().optional(),
@@ -220,6 +250,7 @@ export const ZEnv = z
     SESSION_SECRET:
       env.SESSION_SECRET ??
       (env.APP_ENV === "production" ? unguessable() : DEVELOPMENT_SECRETS.SESSION_SECRET),
+    WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? (env.APP_ENV === "production" ? "off" : "on"),
     isProduction: env.APP_ENV === "production",
   }));
 
@@ -341,6 +372,19 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
     description: "payment attempts per account per minute, then 429 with `Retry-After`",
   },
   RATE_LIMIT_ORDERS_PER_MINUTE: { description: "orders per account per minute, then 429 with `Retry-After`" },
+  WEBHOOK_ALLOW_LOOPBACK: {
+    description:
+      "`on`: merchant webhook endpoints may be loopback addresses (127.0.0.0/8, ::1); private, link-local, CGNAT and metadata addresses are refused whatever it says, and production also requires https (decision 0187)",
+    default: "`on` outside production, `off` in production",
+  },
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: {
+    description:
+      "delays in seconds between the attempts of a merchant webhook after the first, comma-separated, each with ±10 % jitter; the message fails after the last (compressed by tests and chaos)",
+  },
+  WEBHOOK_DISABLE_AFTER_SECONDS: {
+    description:
+      "a merchant webhook endpoint whose every attempt failed for this long is disabled, with the reason shown on its account page",
+  },
   LOG_LEVEL: { description: "the least severe level logged", default: "`info` (`warn` under `npm test`)" },
   MIGRATE_ON_START: {
     description:

@@ -10,6 +10,7 @@ import { type PaymentProvider, paymentProvider } from "./provider";
 import { catchUpProviderEvents } from "./provider-events";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
+import { startWebhookDelivery, startWebhookFanOut } from "./webhooks";
 
 interface Job {
   name: string;
@@ -19,9 +20,10 @@ interface Job {
 
 /**
  * The background work of a server or worker process: the completers (every money operation), the
- * authorizations' expiry, the provider events' catch-up, the key sweep, counter
- * flushing, a periodic reconciliation, the outbox relay and the receipts consumer. Each job never
- * overlaps itself; every one is safe to run in several processes at once.
+ * authorizations' expiry, the provider events' catch-up, the key sweep, counter flushing, a
+ * periodic reconciliation, the outbox relay, the receipts consumer, and the merchant webhooks'
+ * fan-out and delivery. Each job never overlaps itself; every one is safe to run in several
+ * processes at once.
  */
 export function startBackgroundJobs(
   deps: { prisma?: Db; provider?: PaymentProvider } = {},
@@ -73,15 +75,16 @@ export function startBackgroundJobs(
   });
   const stopMessaging = startMessaging(prisma);
   const stopFlush = startCounterFlush(prisma);
+  const webhookDelivery = startWebhookDelivery(prisma);
   return async () => {
     for (const t of timers) clearInterval(t);
-    await Promise.allSettled([...running, stopMessaging()]);
+    await Promise.allSettled([...running, stopMessaging(), webhookDelivery.stop()]);
     await stopFlush();
   };
 }
 
 /**
- * The outbox relay and the receipts consumer, on one queue connection per process. The queue
+ * The outbox relay, the receipts consumer and the webhooks' fan-out, on one queue connection per process. The queue
  * (pg-boss, in this database) may be unreachable at boot: keep trying until it is.
  */
 export function startMessaging(prisma: Db, options: Partial<TransportOptions> = {}): () => Promise<void> {
@@ -94,6 +97,7 @@ export function startMessaging(prisma: Db, options: Partial<TransportOptions> = 
         const pollers: Poller[] = [
           startRelay({ prisma, transport }),
           startReceiptsConsumer({ prisma, transport }),
+          startWebhookFanOut({ prisma, transport }),
         ];
         return { transport, pollers };
       } catch (error) {

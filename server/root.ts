@@ -3,6 +3,7 @@ import { adminRouter } from "./routers/admin";
 import { catalogRouter } from "./routers/catalog";
 import { ordersRouter } from "./routers/orders";
 import { paymentsRouter } from "./routers/payments";
+import { webhooksRouter } from "./routers/webhooks";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -11,6 +12,7 @@ export const appRouter = router({
   catalog: catalogRouter,
   orders: ordersRouter,
   payments: paymentsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,6 +2,7 @@ import { redirect } from "next/navigation";
 import { serverCaller } from "@/server/http/rsc";
 import { revokeKeyAction } from "./actions";
 import { CreateKeyForm } from "./create-key-form";
+import { WebhooksSection } from "./webhooks-section";
 
 export const dynamic = "force-dynamic";
 
@@ -46,6 +47,7 @@ export default async function AccountPage() {
         </ul>
       )}
       <CreateKeyForm />
+      <WebhooksSection caller={caller} />
     </section>
   );
 }

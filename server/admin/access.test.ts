@@ -24,6 +24,7 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "outcomes.chart": () => admin.outcomes.chart(),
   "outcomes.totals": () => admin.outcomes.totals(),
   "outbox.stats": () => admin.outbox.stats(),
+  "webhooks.overview": () => admin.webhooks.overview(),
   "sessions.list": () => admin.sessions.list(),
   "sessions.end": () => admin.sessions.end({ id: "00000000-0000-4000-8000-000000000000" }),
   "audit.list": () => admin.audit.list(),

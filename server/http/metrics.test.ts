@@ -84,6 +84,10 @@ describe("/api/metrics", () => {
     expect(text).toMatch(/^outbox_messages\{state="pending"\} \d+$/m);
     expect(text).toMatch(/^consumer_processed_messages\{consumer="receipts"\} \d+$/m);
     expect(text).toMatch(/^outbox_oldest_pending_age_seconds \d+$/m);
+    for (const outcome of ["succeeded", "failed"])
+      expect(text).toMatch(new RegExp(`^webhook_deliveries_total\\{outcome="${outcome}"\\} \\d+$`, "m"));
+    expect(text).toMatch(/^webhook_delivery_lag_seconds [\d.]+$/m);
+    expect(text).toMatch(/^webhook_messages_pending \d+$/m);
     expect(text).toContain("# TYPE idempotency_outcomes_total counter");
     expect(text).toContain("# TYPE http_request_duration_seconds histogram");
     expect(text).toMatch(/^process_cpu_seconds_total \d/m);

@@ -38,7 +38,7 @@ describe("GET /api/openapi.json", () => {
     expect((await new Validator().validate(broken as unknown as SpecData)).valid).toBe(false);
   });
 
-  it("lists every /api/v1 route: the issue's five, refunds (issue 28), and every procedure with OpenAPI metadata", () => {
+  it("lists every /api/v1 route: the issue's five, refunds (issue 28), webhooks (issue 41), and every procedure with OpenAPI metadata", () => {
     expect(routes().sort()).toEqual(
       [
         "GET /api/v1/orders/{id}",
@@ -47,6 +47,14 @@ describe("GET /api/openapi.json", () => {
         "POST /api/v1/orders",
         "POST /api/v1/payments",
         "POST /api/v1/refunds",
+        "DELETE /api/v1/webhook_endpoints/{id}",
+        "GET /api/v1/webhook_endpoints",
+        "GET /api/v1/webhook_endpoints/{id}/deliveries",
+        "POST /api/v1/webhook_endpoints",
+        "POST /api/v1/webhook_endpoints/{id}/replay",
+        "POST /api/v1/webhook_endpoints/{id}/rotate_secret",
+        "POST /api/v1/webhook_endpoints/{id}/test",
+        "POST /api/v1/webhook_messages/{id}/replay",
       ].sort(),
     );
     const procedures = Object.values(

@@ -74,6 +74,27 @@ export function createRegistry() {
       labelNames: ["consumer"] as const,
       registers,
     }),
+    webhookDeliveries: new Counter({
+      name: "webhook_deliveries_total",
+      help: "Merchant webhook delivery attempts by outcome (succeeded: a 2xx; failed: any other answer, none, or a refused address), summed across processes.",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    webhookPending: new Gauge({
+      name: "webhook_messages_pending",
+      help: "Merchant webhook messages waiting for an attempt, of enabled endpoints.",
+      registers,
+    }),
+    webhookLag: new Gauge({
+      name: "webhook_delivery_lag_seconds",
+      help: "How long the most overdue merchant webhook message has been due (0 when none).",
+      registers,
+    }),
+    webhookDisabledEndpoints: new Gauge({
+      name: "webhook_endpoints_disabled",
+      help: "Merchant webhook endpoints disabled (410, persistent failure, or by the merchant).",
+      registers,
+    }),
     reconciliation: new Gauge({
       name: "reconciliation_mismatches",
       help: "Open mismatches between provider and ledger, kept until evidence or an operator resolves them (absent before the first run).",

@@ -10,6 +10,7 @@ import { outboxStats } from "../outbox/stats";
 import { payment } from "../payments/operation";
 import { latestReconciliation } from "../reconciler";
 import { REFUND_STATUSES, refund, refundsByStatus } from "../refunds";
+import { webhookStats } from "../webhooks";
 import { type Metrics, metrics } from "./registry";
 
 /**
@@ -17,15 +18,17 @@ import { type Metrics, metrics } from "./registry";
  * the ledger (the full ledger check stays an admin action).
  */
 export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): Promise<void> {
-  const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds] = await Promise.all([
-    outcomeTotals(keyDb(prisma)),
-    countKeysByState(keyDb(prisma)),
-    payment.backlog(prisma),
-    outboxStats(prisma),
-    latestReconciliation(prisma),
-    refund.backlog(prisma),
-    refundsByStatus(prisma),
-  ]);
+  const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds, webhooks] =
+    await Promise.all([
+      outcomeTotals(keyDb(prisma)),
+      countKeysByState(keyDb(prisma)),
+      payment.backlog(prisma),
+      outboxStats(prisma),
+      latestReconciliation(prisma),
+      refund.backlog(prisma),
+      refundsByStatus(prisma),
+      webhookStats(prisma),
+    ]);
   m.outcomes.reset();
   for (const o of OUTCOMES) m.outcomes.inc({ outcome: o }, outcomes[o]);
   for (const s of KEY_STATES) m.keys.set({ state: s }, keys[s]);
@@ -38,6 +41,12 @@ export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): P
   m.outbox.set({ state: "failing" }, outbox.failing);
   m.outboxOldest.set(outbox.oldestPendingAgeSeconds ?? 0);
   m.consumed.set({ consumer: "receipts" }, outbox.processed);
+  m.webhookDeliveries.reset();
+  for (const outcome of ["succeeded", "failed"] as const)
+    m.webhookDeliveries.inc({ outcome }, webhooks.attempts[outcome]);
+  m.webhookPending.set(webhooks.pending);
+  m.webhookLag.set(webhooks.lagSeconds);
+  m.webhookDisabledEndpoints.set(webhooks.disabledEndpoints);
   if (reconciliation) {
     m.reconciliation.set(reconciliation.mismatches.length);
     m.reconciliationProviderError.set(reconciliation.providerError === null ? 0 : 1);

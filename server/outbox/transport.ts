@@ -9,17 +9,28 @@ import type { TEnvelope, TTopic } from "./events";
  * delivery that is not acknowledged within `ackTimeoutSeconds` (its consumer died) is delivered
  * again, after a backoff, up to `retryLimit` times, then parked in the dead-letter queue.
  */
-export const QUEUES = { receipts: "receipts", receiptsDead: "receipts-dead" } as const;
+export const QUEUES = {
+  receipts: "receipts",
+  receiptsDead: "receipts-dead",
+  webhooks: "webhooks",
+  webhooksDead: "webhooks-dead",
+} as const;
 
-/** Where each topic is delivered; a topic nobody consumes is published to no queue. */
+/**
+ * Where each topic is delivered; a topic nobody consumes is published to no queue. Every topic
+ * goes to the merchant webhooks' fan-out (decision 0185).
+ */
 export const ROUTES: Record<TTopic, readonly string[]> = {
-  "payment.succeeded": [QUEUES.receipts],
-  "payment.declined": [],
-  "payment.authorized": [],
-  "payment.canceled": [],
-  "refund.succeeded": [QUEUES.receipts],
+  "payment.succeeded": [QUEUES.receipts, QUEUES.webhooks],
+  "payment.declined": [QUEUES.webhooks],
+  "payment.authorized": [QUEUES.webhooks],
+  "payment.canceled": [QUEUES.webhooks],
+  "refund.succeeded": [QUEUES.receipts, QUEUES.webhooks],
 };
-const DEAD_LETTER: Record<string, string> = { [QUEUES.receipts]: QUEUES.receiptsDead };
+const DEAD_LETTER: Record<string, string> = {
+  [QUEUES.receipts]: QUEUES.receiptsDead,
+  [QUEUES.webhooks]: QUEUES.webhooksDead,
+};
 
 export interface TransportOptions {
   connectionString: string;

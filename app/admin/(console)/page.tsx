@@ -9,12 +9,13 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminOverviewPage() {
   const admin = await adminCaller();
-  const [chart, counts, ledger, reconciliation, outbox] = await Promise.all([
+  const [chart, counts, ledger, reconciliation, outbox, webhooks] = await Promise.all([
     admin.outcomes.chart(),
     admin.keys.counts(),
     admin.ledger.verify(),
     admin.reconcile.latest(),
     admin.outbox.stats(),
+    admin.webhooks.overview(),
   ]);
   // Each idempotent operation (payments, refunds) charted apart, below their sum.
   const perProcedure = await Promise.all(
@@ -109,6 +110,56 @@ export default async function AdminOverviewPage() {
               <strong data-testid="consumer-processed">{outbox.processed}</strong>
             </li>
           </ul>
+        </section>
+
+        <section className="card" aria-labelledby="webhooks-heading">
+          <h2 id="webhooks-heading">Merchant webhooks</h2>
+          <ul className="counts">
+            <li>
+              <span>Delivered</span> <strong>{webhooks.attempts.succeeded}</strong>
+            </li>
+            <li>
+              <span>Failed attempts</span> <strong>{webhooks.attempts.failed}</strong>
+            </li>
+            <li>
+              <span>Pending</span> <strong data-testid="webhooks-pending">{webhooks.pending}</strong>
+            </li>
+            <li>
+              <span>Delivery lag</span> <strong>{Math.floor(webhooks.lagSeconds)} s</strong>
+            </li>
+            <li>
+              <span>Disabled endpoints</span>{" "}
+              <strong className={webhooks.disabledEndpoints > 0 ? "error" : undefined}>
+                {webhooks.disabledEndpoints}
+              </strong>
+            </li>
+          </ul>
+          {webhooks.endpoints.length > 0 && (
+            <table aria-label="Webhook endpoints behind, failing or disabled">
+              <thead>
+                <tr>
+                  <th>Endpoint</th>
+                  <th>Pending</th>
+                  <th>Failed</th>
+                  <th>Lag</th>
+                  <th>State</th>
+                </tr>
+              </thead>
+              <tbody>
+                {webhooks.endpoints.map((e) => (
+                  <tr key={e.endpointId}>
+                    <td>
+                      <code>{e.url}</code>
+                    </td>
+                    <td>{e.pending}</td>
+                    <td>{e.failed}</td>
+                    <td>{e.lagSeconds} s</td>
+                    <td>{e.disabledReason ? `disabled: ${e.disabledReason}` : "enabled"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
         </section>
       </div>
     </>

@@ -8,6 +8,7 @@ import { adminPaymentsRouter } from "./payments";
 import { adminReconcileRouter } from "./reconcile";
 import { adminRefundsRouter } from "./refunds";
 import { adminAuditRouter, adminSessionsRouter } from "./sessions";
+import { adminWebhooksRouter } from "./webhooks";
 
 /** Everything behind the admin pages; every procedure is an adminProcedure. */
 export const adminRouter = router({
@@ -19,6 +20,7 @@ export const adminRouter = router({
   payments: adminPaymentsRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
+  webhooks: adminWebhooksRouter,
   sessions: adminSessionsRouter,
   audit: adminAuditRouter,
 });
