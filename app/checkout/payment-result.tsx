@@ -100,8 +100,7 @@ function Amounts({ payment }: { payment: PaidPayment }) {
 function longDate(iso: string): string {
   return new Date(iso).toLocaleString("en-GB", {
     dateStyle: "medium",
-    timeStyle: "short",
+    timeStyle: "long",
     timeZone: "UTC",
-    timeZoneName: "short",
   });
 }
