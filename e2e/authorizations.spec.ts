@@ -145,7 +145,8 @@ test("a double click on Capture (and more presses) captures once, with one key",
     await route.continue();
   });
   await page.goto("/admin/authorizations");
-  const capture = authorizationOf(page, auth.paymentId).getByRole("button", { name: "Capture" });
+  // By its type, not its name: the name is "Capturing…" while the first press runs.
+  const capture = authorizationOf(page, auth.paymentId).locator('button[type="submit"]');
   await capture.dblclick();
   await capture.evaluate((b: HTMLButtonElement) => {
     b.disabled = false;
