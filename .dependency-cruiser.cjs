@@ -180,13 +180,18 @@ module.exports = {
       comment:
         "Merchant webhooks learn of payments and refunds only through the outbox's events, and no domain reaches into them (decision 0185).",
       from: { path: "^server/webhooks/", pathNot: TESTS },
-      to: { path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider|provider-events)/" },
+      to: {
+        path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider|provider-events)/",
+      },
     },
     {
       name: "domains-not-to-webhooks",
       severity: "error",
       comment: "Payments, refunds, the ledger and receipts know nothing of merchant webhooks.",
-      from: { path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider)/", pathNot: TESTS },
+      from: {
+        path: "^server/(payments|refunds|operation|ledger|receipts|reconciler|provider)/",
+        pathNot: TESTS,
+      },
       to: { path: "^server/webhooks/" },
     },
     {

@@ -59,6 +59,8 @@ export default defineConfig({
         RATE_LIMIT_ORDERS_PER_MINUTE: "10000",
         // e2e/webhooks.spec.ts signs with it.
         PAYMENT_PROVIDER_WEBHOOK_SECRETS: "whsec_e2e_only_0123456789abcdef",
+        // e2e/three-d-secure.spec.ts waits this long for an abandoned 3-D Secure step to be canceled.
+        PAYMENT_ACTION_TIMEOUT_SECONDS: "30",
       },
       reuseExistingServer: !process.env.CI,
       // `next build` runs inside this command: on a busy 2-core machine it alone took 3 minutes.

@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { browserIntents, latestUnanswered, legacyIntent, type StoredIntent } from "../_keyed/intents";
 
-/** What a payment intent asks for: one order, paid with one payment method. */
-export const ZPaymentInput = z.object({ orderId: z.string().min(1), paymentMethod: z.string().min(1) });
+/**
+ * What a payment intent asks for: one order, paid with one payment method; `returnUrl` is where
+ * the bank's 3-D Secure step sends the shopper back (part of the request, so the same on every retry).
+ */
+export const ZPaymentInput = z.object({
+  orderId: z.string().min(1),
+  paymentMethod: z.string().min(1),
+  returnUrl: z.string().min(1).optional(),
+});
 export type TPaymentInput = z.infer<typeof ZPaymentInput>;
 /** A payment intent: its order is its id, so a new press replaces the order's previous intent. */
 export type TPaymentIntent = StoredIntent<TPaymentInput>;

@@ -14,7 +14,13 @@ export type { TPaymentInput } from "./intent";
 export type TPayment = inferRouterOutputs<AppRouter>["payments"]["create"];
 
 export type PaymentOutcome =
+  /** Paid, or authorized (held, captured later): `payment.status` says which. */
   | { kind: "succeeded"; payment: TPayment }
+  /**
+   * The bank asks the shopper to confirm (3-D Secure) at `payment.nextAction.url`. Not final: the
+   * intent is kept, and resuming it with the same key after the step gives the outcome.
+   */
+  | { kind: "requires_action"; payment: TPayment; url: string }
   /** The card (or the provider) refused: definitive for this intent; another card is a new intent. */
   | { kind: "declined"; paymentId: string | null; message: string }
   /** Another intent (another tab, another key) holds the order's payment. */
@@ -29,7 +35,13 @@ export type PaymentOutcome =
 export type PaymentProgress = Progress;
 export type PayDeps = SendDeps<TPaymentInput, TPayment>;
 
-const NOTHING_CHARGED = new Set(["card_declined", "provider_refused", "payment_abandoned"]);
+const NOTHING_CHARGED = new Set([
+  "card_declined",
+  "provider_refused",
+  "payment_abandoned",
+  // The 3-D Secure step was not completed in time: the provider canceled the payment.
+  "payment_canceled",
+]);
 
 export function paymentRefusal({ status, message, text }: FailedCall): PaymentOutcome {
   // A 409 without Retry-After: another key has paid the order.
@@ -56,7 +68,10 @@ export function paymentRefusal({ status, message, text }: FailedCall): PaymentOu
 }
 
 const PAYMENT_ANSWERS: Answers<TPayment, PaymentOutcome> = {
-  succeeded: (payment) => ({ kind: "succeeded", payment }),
+  succeeded: (payment) =>
+    payment.status === "requires_action" && payment.nextAction
+      ? { kind: "requires_action", payment, url: payment.nextAction.url }
+      : { kind: "succeeded", payment },
   refused: paymentRefusal,
   unconfirmed: {
     kind: "unconfirmed",

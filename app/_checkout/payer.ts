@@ -12,7 +12,10 @@ export interface PayerDeps extends Omit<PayDeps, "onProgress"> {
   intents?: IntentFactory;
 }
 
-/** The status each final outcome is kept with on its intent; the others leave it to be resumed. */
+/**
+ * The status each final outcome is kept with on its intent; the others (a 3-D Secure step under
+ * way among them) leave it to be resumed with its key.
+ */
 const ANSWER_STATUS: Partial<Record<PaymentOutcome["kind"], number>> = {
   succeeded: 200,
   declined: 402,
@@ -36,7 +39,11 @@ export function createPayer(deps: PayerDeps) {
     getState: runner.getState,
     subscribe: runner.subscribe,
     resume: runner.resume,
-    /** A press of Pay: a new intent with a new key, unless this order's intent is in flight. */
-    pay: (orderId: string, paymentMethod: string) => runner.start({ orderId, paymentMethod }),
+    /**
+     * A press of Pay: a new intent with a new key, unless this order's intent is in flight.
+     * `returnUrl`: where the bank's 3-D Secure step sends the shopper back to resume it.
+     */
+    pay: (orderId: string, paymentMethod: string, returnUrl?: string) =>
+      runner.start(returnUrl ? { orderId, paymentMethod, returnUrl } : { orderId, paymentMethod }),
   };
 }

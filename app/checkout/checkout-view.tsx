@@ -8,6 +8,7 @@ import { DEFAULT_PAYMENT_METHOD, PAYMENT_METHODS } from "@/app/_checkout/payment
 import { usePayer, usePayState } from "@/app/_checkout/use-payer";
 import { formatMoney } from "@/app/money";
 import type { AppRouter } from "@/server/root";
+import { BankStep, bankStepAnnouncement } from "./bank-step";
 import { PaymentResult } from "./payment-result";
 
 export type TCheckoutOrder = inferRouterOutputs<AppRouter>["orders"]["get"];
@@ -18,6 +19,8 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   const [hydrated, setHydrated] = useState(false);
   const [method, setMethod] = useState<string>(DEFAULT_PAYMENT_METHOD);
   const outcomeRef = useRef<HTMLDivElement>(null);
+  // A press of Pay in this page goes to the bank's step at once; an intent found again waits for a click.
+  const pressedHere = useRef(false);
 
   // An intent left unfinished (a reload mid-payment, a closed tab) goes on with its own key.
   useEffect(() => {
@@ -27,7 +30,8 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
 
   useEffect(() => {
     if (state.phase !== "idle") setMethod(state.intent.request.paymentMethod);
-    if (state.phase === "done") outcomeRef.current?.focus();
+    if (state.phase === "done" && !(state.outcome.kind === "requires_action" && pressedHere.current))
+      outcomeRef.current?.focus();
   }, [state]);
 
   const paying = state.phase === "running";
@@ -35,13 +39,16 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   // Before this tab pays, the order as the server last saw it decides what to show.
   const saved = state.phase === "idle" ? order.payment : null;
   const total = formatMoney(order.total, order.currency);
+  const goToBank = outcome?.kind === "requires_action" && pressedHere.current;
 
   let panel: React.ReactNode = null;
-  if (outcome?.kind === "succeeded" || saved?.status === "succeeded") {
+  if (outcome?.kind === "succeeded" || saved?.status === "succeeded" || saved?.status === "authorized") {
     const payment = outcome?.kind === "succeeded" ? outcome.payment : saved;
     const paymentMethod = state.phase === "done" ? state.intent.request.paymentMethod : saved?.paymentMethod;
     if (payment) panel = <PaymentResult ref={outcomeRef} payment={payment} paymentMethod={paymentMethod} />;
-  } else if (!hydrated && saved?.status === "pending") {
+  } else if (outcome?.kind === "requires_action") {
+    panel = <BankStep ref={outcomeRef} url={outcome.url} go={goToBank} paymentId={outcome.payment.id} />;
+  } else if (!hydrated && (saved?.status === "pending" || saved?.status === "requires_action")) {
     // Until the saved intent is read, a pending payment may well be this browser's own.
     panel = <p className="muted">Checking this order's payment…</p>;
   } else if (outcome?.kind === "already_paid") {
@@ -56,6 +63,9 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
         <OrderLinks orderId={order.id} />
       </Notice>
     );
+  } else if (saved?.status === "requires_action" && saved.nextAction) {
+    // Started in another browser (this one has no intent for it): the step is still the way on.
+    panel = <BankStep url={saved.nextAction.url} go={false} paymentId={saved.id} />;
   } else if (saved?.status === "pending") {
     panel = (
       <Notice tone="info" title="A payment for this order is in progress">
@@ -98,6 +108,12 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
     problem = (
       <Notice ref={outcomeRef} tone="error" title="This payment could not be processed">
         <p>{outcome.message}</p>
+      </Notice>
+    );
+  } else if (saved?.status === "canceled") {
+    problem = (
+      <Notice tone="info" title="Your last payment was canceled">
+        <p>The hold on your card was released and nothing was charged. Press Pay to pay again.</p>
       </Notice>
     );
   } else if (saved?.status === "declined" || saved?.status === "failed") {
@@ -160,7 +176,8 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
             onSubmit={(event) => {
               event.preventDefault();
               // The server is the real guard; in flight, this joins the running intent (same key).
-              void payer.pay(order.id, method);
+              pressedHere.current = true;
+              void payer.pay(order.id, method, `${window.location.origin}/checkout?order=${order.id}`);
             }}
           >
             <fieldset className="methods">
@@ -198,7 +215,7 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
         )}
         <p id="pay-progress" role="status" aria-live="polite" className="progress">
           {paying && <span className="spinner" aria-hidden="true" />}
-          {progressText(state)}
+          {outcome?.kind === "requires_action" ? bankStepAnnouncement(goToBank) : progressText(state)}
         </p>
       </section>
     </div>

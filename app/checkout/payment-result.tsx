@@ -3,12 +3,15 @@ import { paymentMethodLabel } from "@/app/_checkout/payment-methods";
 import { formatMoney } from "@/app/money";
 import { ReceiptStatus } from "./receipt";
 
-interface PaidPayment {
+export interface PaidPayment {
   id: string;
   orderId: string;
   amount: number;
   currency: string;
   status: string;
+  captureMethod?: "automatic" | "manual";
+  amountCaptured?: number;
+  captureBefore?: string | null;
 }
 
 /** The receipt: what a shopper (and a support agent) needs to find this payment again. */
@@ -21,9 +24,10 @@ export function PaymentResult({
   payment: PaidPayment;
   paymentMethod?: string | undefined;
 }) {
+  const authorized = payment.status === "authorized";
   return (
     <div ref={ref} tabIndex={-1} className="result">
-      <h3 id="result-heading">Payment complete</h3>
+      <h3 id="result-heading">{authorized ? "Authorized — charged when it ships" : "Payment complete"}</h3>
       <dl className="facts">
         <dt>Payment ID</dt>
         <dd>
@@ -35,8 +39,7 @@ export function PaymentResult({
             {payment.status}
           </span>
         </dd>
-        <dt>Amount charged</dt>
-        <dd data-testid="payment-amount">{formatMoney(payment.amount, payment.currency)}</dd>
+        <Amounts payment={payment} />
         {paymentMethod && (
           <>
             <dt>Paid with</dt>
@@ -44,10 +47,60 @@ export function PaymentResult({
           </>
         )}
       </dl>
-      <ReceiptStatus orderId={payment.orderId} />
+      {authorized ? (
+        <p className="muted">Your bank holds the amount; nothing is taken until your order ships.</p>
+      ) : (
+        <ReceiptStatus orderId={payment.orderId} />
+      )}
       <p>
         <Link href="/">Continue shopping</Link>
       </p>
     </div>
   );
+}
+
+/** What was held, taken and given back: a capture may take less than the hold and release the rest. */
+function Amounts({ payment }: { payment: PaidPayment }) {
+  const money = (minor: number) => formatMoney(minor, payment.currency);
+  if (payment.status === "authorized") {
+    return (
+      <>
+        <dt>Amount held</dt>
+        <dd data-testid="payment-held">{money(payment.amount)}</dd>
+        {payment.captureBefore && (
+          <>
+            <dt>Charged by</dt>
+            <dd data-testid="capture-before">
+              <time dateTime={payment.captureBefore}>{longDate(payment.captureBefore)}</time>, or the hold is
+              released
+            </dd>
+          </>
+        )}
+      </>
+    );
+  }
+  const captured = payment.amountCaptured ?? payment.amount;
+  const released = payment.captureMethod === "manual" ? payment.amount - captured : 0;
+  return (
+    <>
+      <dt>Amount charged</dt>
+      <dd data-testid="payment-amount">{money(captured)}</dd>
+      {released > 0 && (
+        <>
+          <dt>Released</dt>
+          <dd data-testid="payment-released">
+            {money(released)} of the {money(payment.amount)} held was released, never charged
+          </dd>
+        </>
+      )}
+    </>
+  );
+}
+
+function longDate(iso: string): string {
+  return new Date(iso).toLocaleString("en-GB", {
+    dateStyle: "medium",
+    timeStyle: "long",
+    timeZone: "UTC",
+  });
 }

@@ -159,7 +159,13 @@ export async function applyProviderEvent(
   if (row.status === "pending") return record(deps, event, via, "in_flight", "not final yet");
   // An authorization ends by our own keyed capture, cancel or expiry, which may be in flight now.
   if (row.status === "authorized" && target.implied !== "authorized")
-    return record(deps, event, via, "in_flight", "an authorization: its capture, cancel or expiry settles it");
+    return record(
+      deps,
+      event,
+      via,
+      "in_flight",
+      "an authorization: its capture, cancel or expiry settles it",
+    );
   return settledAlready(deps, event, via, target, row);
 }
 
@@ -179,8 +185,7 @@ async function settledAlready(
     const now = await deps.provider.getCharge(event.data.object.id).catch(() => {
       throw new EventNotApplied(`event ${event.id}: the provider's payment could not be read`);
     });
-    const theirs =
-      now?.status === "requires_action" ? "pending" : now?.status;
+    const theirs = now?.status === "requires_action" ? "pending" : now?.status;
     // Payments canceled before issue 40 ended `failed`.
     if (theirs === row.status || (theirs === "canceled" && row.status === "failed"))
       return record(deps, event, via, "already_settled", `older than the payment's ${row.status}`);

@@ -7,6 +7,11 @@ import type { ReactNode } from "react";
 const SECTIONS = [
   { href: "/admin", label: "Overview", current: (path: string) => path === "/admin" },
   { href: "/admin/keys", label: "Keys", current: (path: string) => path.startsWith("/admin/keys") },
+  {
+    href: "/admin/authorizations",
+    label: "Authorizations",
+    current: (path: string) => path.startsWith("/admin/authorizations"),
+  },
   { href: "/admin/ledger", label: "Ledger", current: (path: string) => path.startsWith("/admin/ledger") },
   {
     href: "/admin/security",

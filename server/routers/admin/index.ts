@@ -1,4 +1,5 @@
 import { router } from "../../trpc";
+import { adminAuthorizationsRouter } from "./authorizations";
 import { adminKeysRouter } from "./keys";
 import { adminLedgerRouter } from "./ledger";
 import { adminOrdersRouter } from "./orders";
@@ -18,6 +19,7 @@ export const adminRouter = router({
   reconcile: adminReconcileRouter,
   refunds: adminRefundsRouter,
   payments: adminPaymentsRouter,
+  authorizations: adminAuthorizationsRouter,
   outcomes: adminOutcomesRouter,
   outbox: adminOutboxRouter,
   webhooks: adminWebhooksRouter,
