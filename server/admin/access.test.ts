@@ -21,6 +21,9 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "reconcile.resolve": () => admin.reconcile.resolve({ id: "1", note: "x" }),
   "refunds.create": () =>
     admin.refunds.create({ paymentId: "00000000-0000-4000-8000-000000000000", amountMinor: 1, reason: "x" }),
+  "payments.capture": () => admin.payments.capture({ id: "00000000-0000-4000-8000-000000000000" }),
+  "payments.cancel": () => admin.payments.cancel({ id: "00000000-0000-4000-8000-000000000000" }),
+  "authorizations.list": () => admin.authorizations.list({ limit: 10 }),
   "outcomes.chart": () => admin.outcomes.chart(),
   "outcomes.totals": () => admin.outcomes.totals(),
   "outbox.stats": () => admin.outbox.stats(),

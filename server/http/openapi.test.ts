@@ -38,7 +38,7 @@ describe("GET /api/openapi.json", () => {
     expect((await new Validator().validate(broken as unknown as SpecData)).valid).toBe(false);
   });
 
-  it("lists every /api/v1 route: the issue's five, refunds (issue 28), webhooks (issue 41), and every procedure with OpenAPI metadata", () => {
+  it("lists every /api/v1 route: the issue's five, refunds (issue 28), capture and cancel (issue 40), webhooks (issue 41), and every procedure with OpenAPI metadata", () => {
     expect(routes().sort()).toEqual(
       [
         "GET /api/v1/orders/{id}",
@@ -47,6 +47,8 @@ describe("GET /api/openapi.json", () => {
         "POST /api/v1/orders",
         "POST /api/v1/payments",
         "POST /api/v1/refunds",
+        "POST /api/v1/payments/{id}/capture",
+        "POST /api/v1/payments/{id}/cancel",
         "DELETE /api/v1/webhook_endpoints/{id}",
         "GET /api/v1/webhook_endpoints",
         "GET /api/v1/webhook_endpoints/{id}/deliveries",
@@ -106,6 +108,8 @@ describe("who may call each operation, and what a refusal carries", () => {
     ] as const)
       expect(op(path, method).security).toEqual([{ ApiKey: [] }]);
     expect(op("/refunds", "post").security).toEqual([{ AdminToken: [] }]);
+    expect(op("/payments/{id}/capture", "post").security).toEqual([{ AdminToken: [] }]);
+    expect(op("/payments/{id}/cancel", "post").security).toEqual([{ AdminToken: [] }]);
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
