@@ -5,8 +5,8 @@ import { contextFor, createTestAccount, type TestAccount } from "../test/fixture
 import { createTestOrder, newKey } from "../test/payments";
 import { startWorkerProcess } from "../test/processes";
 import { it, type TestProvider } from "../test/vitest";
-import { cancel } from "./operations";
 import { expireAuthorizations } from "./expiry";
+import { cancel } from "./operations";
 
 /**
  * A worker killed with SIGKILL in the middle of an authorization's expiry: right after the cancel
@@ -31,7 +31,8 @@ async function dueAuthorization() {
     paymentMethod: "pm_card_visa",
     captureMethod: "manual",
   });
-  await db().$executeRaw`UPDATE payments SET capture_before = now() - interval '1 second' WHERE id = ${payment.id}::uuid`;
+  await db()
+    .$executeRaw`UPDATE payments SET capture_before = now() - interval '1 second' WHERE id = ${payment.id}::uuid`;
   return payment;
 }
 

@@ -1,5 +1,6 @@
 export type { ActionRequest } from "./create";
 export { EXPIRY_KEY_PREFIX, expireAuthorizations } from "./expiry";
+export { authorizationStats } from "./stats";
 export {
   type AuthorizationDeps,
   CANCEL_PROCEDURE,

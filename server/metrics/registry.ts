@@ -51,6 +51,18 @@ export function createRegistry() {
       help: "Refunds past phase 1 whose attempt is gone, waiting for the completer.",
       registers,
     }),
+    authorizationActions: new Gauge({
+      name: "authorization_actions",
+      help: "Captures and cancels of authorizations by kind, status and reason (operator, expiry).",
+      labelNames: ["kind", "status", "reason"] as const,
+      registers,
+    }),
+    authorized: new Gauge({
+      name: "payments_authorized",
+      help: "Authorizations holding their amount (neither captured nor released); `expiring`: deadline within a day.",
+      labelNames: ["window"] as const,
+      registers,
+    }),
     refunds: new Gauge({
       name: "refunds",
       help: "Refunds by status (pending, succeeded, failed).",

@@ -4,6 +4,7 @@ import {
   OUTCOMES,
   outcomeTotals,
 } from "@idempotent-checkout/idempotency/admin";
+import { authorizationStats } from "../authorizations";
 import type { Db } from "../db";
 import { keyDb } from "../keys";
 import { outboxStats } from "../outbox/stats";
@@ -18,7 +19,7 @@ import { type Metrics, metrics } from "./registry";
  * the ledger (the full ledger check stays an admin action).
  */
 export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): Promise<void> {
-  const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds, webhooks] =
+  const [outcomes, keys, backlog, outbox, reconciliation, refundBacklog, refunds, webhooks, authorizations] =
     await Promise.all([
       outcomeTotals(keyDb(prisma)),
       countKeysByState(keyDb(prisma)),
@@ -28,6 +29,7 @@ export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): P
       refund.backlog(prisma),
       refundsByStatus(prisma),
       webhookStats(prisma),
+      authorizationStats(prisma),
     ]);
   m.outcomes.reset();
   for (const o of OUTCOMES) m.outcomes.inc({ outcome: o }, outcomes[o]);
@@ -36,6 +38,11 @@ export async function refreshDatabaseGauges(prisma: Db, m: Metrics = metrics): P
   m.completerOldest.set(backlog.oldestIdleSeconds);
   m.refundCompleterBacklog.set(refundBacklog.waiting);
   for (const s of REFUND_STATUSES) m.refunds.set({ status: s }, refunds[s]);
+  m.authorizationActions.reset();
+  for (const a of authorizations.actions)
+    m.authorizationActions.set({ kind: a.kind, status: a.status, reason: a.reason }, a.count);
+  m.authorized.set({ window: "all" }, authorizations.authorized);
+  m.authorized.set({ window: "expiring" }, authorizations.expiringWithinDay);
   m.outbox.set({ state: "pending" }, outbox.pending);
   m.outbox.set({ state: "sent" }, outbox.sent);
   m.outbox.set({ state: "failing" }, outbox.failing);
