@@ -38,7 +38,7 @@ async function dueAuthorization() {
 
 describe("an authorization's expiry across a SIGKILL", () => {
   for (const point of CRASH_POINTS) {
-    it(`killed ${point}: finished once by the next pass`, async () => {
+    it(`killed ${point}: finished once by the next pass`, { timeout: 90_000 }, async () => {
       const payment = await dueAuthorization();
       const doomed = await startWorkerProcess({
         PAYMENT_PROVIDER_URL: provider.url,

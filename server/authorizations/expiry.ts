@@ -1,5 +1,6 @@
 import { sql } from "@idempotent-checkout/idempotency/sql";
 import { rawQuery } from "../db";
+import { env } from "../env";
 import { idempotency } from "../keys";
 import { logger } from "../log";
 import { operatorsAccount } from "../refunds";
@@ -35,7 +36,13 @@ export async function expireAuthorizations(
     const params: StoredActionParams = { id, reason: "expiry" };
     const ran = await idempotency.run(
       deps.prisma,
-      { accountId: scope.id, key: `${EXPIRY_KEY_PREFIX}${id}`, procedure: CANCEL_PROCEDURE, params },
+      {
+        accountId: scope.id,
+        key: `${EXPIRY_KEY_PREFIX}${id}`,
+        procedure: CANCEL_PROCEDURE,
+        params,
+        leaseSeconds: env.PAYMENT_LEASE_SECONDS,
+      },
       (owner) => cancel.execute(deps, owner, { paymentId: id, reason: "expiry", createdBy: "expiry" }),
     );
     if (ran.outcome !== "ran") continue;
