@@ -5,6 +5,7 @@ import { createCaller } from "../root";
 import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
 import { callOutcome, createTestOrder, newKey } from "../test/payments";
 import { it, type TestProvider } from "../test/vitest";
+import { payment as paymentOperation } from "./operation";
 
 let provider: TestProvider;
 let account: TestAccount;
@@ -70,6 +71,33 @@ describe("a card that asks for 3-D Secure", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await db().payment.count({ where: { orderId: order.id } })).toBe(1);
     expect((await db().order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe("paid");
+  });
+
+  it("a shopper who completes the step and never comes back: the completer settles it, once", async () => {
+    const order = await createTestOrder(account);
+    const key = newKey();
+    const first = await pay(key, order.id);
+    if (!first.ok) throw first.error;
+    const deps = { prisma: db(), provider: provider.client };
+    const drive = () => paymentOperation.complete(deps, { backoff: { idleSeconds: 0, maxSeconds: 1 } });
+    // Still awaiting the shopper: the completer's pass leaves the key unfinished, nothing stored.
+    await new Promise((r) => setTimeout(r, 1100));
+    await drive();
+    const keyRow = () =>
+      db().idempotencyKey.findUniqueOrThrow({ where: { accountId_key: { accountId: account.id, key } } });
+    expect((await keyRow()).state).toBe("in_progress");
+
+    await challenge(first.data.nextAction?.url ?? "", "complete");
+    for (let pass = 0; pass < 20 && (await keyRow()).state !== "completed"; pass++) {
+      await new Promise((r) => setTimeout(r, 600));
+      await drive();
+    }
+    expect((await keyRow()).state).toBe("completed");
+    const row = await db().payment.findUniqueOrThrow({ where: { id: first.data.id } });
+    expect(row.status).toBe("succeeded");
+    const later = await pay(key, order.id);
+    expect(later).toMatchObject({ ok: true, data: { status: "succeeded" } });
+    expect(later.headers.get("idempotent-replayed")).toBe("true");
   });
 
   it("a failed step is a decline: nothing charged, the order payable again", async () => {

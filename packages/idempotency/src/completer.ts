@@ -54,11 +54,13 @@ async function drive<TTx>(
         return { ok: false as const, error: getTRPCErrorFromUnknown(error) };
       }
     });
+    // An answer that may still change (notFinal) left the key unfinished: not settled either.
     const unsettled =
-      !result.ok &&
-      (result.error.code === "INTERNAL_SERVER_ERROR" ||
-        result.error.code === "SERVICE_UNAVAILABLE" ||
-        errorDetailsOf(result.error)?.retryAfterSeconds !== undefined);
+      taken.owner.unsettled !== null ||
+      (!result.ok &&
+        (result.error.code === "INTERNAL_SERVER_ERROR" ||
+          result.error.code === "SERVICE_UNAVAILABLE" ||
+          errorDetailsOf(result.error)?.retryAfterSeconds !== undefined));
     return unsettled ? "failed" : "settled";
   } catch (error) {
     if (isLeaseLost(error)) return "busy";

@@ -5,11 +5,5 @@ export type { Driver } from "./completer.js";
 export { createIdempotency, type Idempotency, type ProcedureOptions } from "./create.js";
 export { type KeyDb, nodePostgresKeyDb } from "./db.js";
 export { ErrorDetails, errorDetailsOf } from "./error-details.js";
-export {
-  type FirstPhase,
-  IDEMPOTENCY_DEFAULTS,
-  type KeyedCall,
-  type KeyedCallOutcome,
-  type RequestObservation,
-} from "./middleware.js";
+export { type FirstPhase, IDEMPOTENCY_DEFAULTS, type RequestObservation } from "./middleware.js";
 export { isLeaseLost, type KeyOwner, LeaseLostError } from "./owner.js";
