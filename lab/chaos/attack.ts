@@ -1,3 +1,5 @@
+import { authorizationLoop } from "./authorizers";
+import { challengeLoop } from "./challengers";
 import type { Deployment } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { FaultPlan } from "./faults";
@@ -24,7 +26,8 @@ export interface AttackParts {
 }
 
 /**
- * The attack: shoppers, operators (refunding too), rogue charges and kills at random for the whole time, and in
+ * The attack: shoppers (some authorizing only, some through 3-D Secure), operators (refunding,
+ * capturing and canceling too), rogue charges and kills at random for the whole time, and in
  * each 90 s cycle the scripted attacks at random moments of their slots, so that each seam has
  * a fair chance in the short profile: a burst over the rate limit, held charges, the provider
  * down (with a second tab and a reconciliation during it), a PostgreSQL restart, and an
@@ -42,8 +45,18 @@ export async function runAttack(parts: AttackParts): Promise<void> {
   const shoppers = Array.from({ length: profile.shoppers }, (_, i) =>
     shopAround(ctx, random.fork(`shopper-${i}`), random.pick(crowd)),
   );
+  const challengeCtx = {
+    ...ctx,
+    returnBase: deployment.instances[0]?.url ?? "http://127.0.0.1",
+    actionTimeoutSeconds: profile.actionTimeoutSeconds,
+  };
+  const challengers = Array.from({ length: profile.challengers }, (_, i) =>
+    challengeLoop(challengeCtx, random.fork(`challenger-${i}`), random.pick(crowd)),
+  );
   const background = [
     ...shoppers,
+    ...challengers,
+    authorizationLoop(deployment, random.fork("authorizer"), journal, until),
     operate(deployment, random.fork("operator"), journal, until),
     refundLoop(deployment, random.fork("refunder"), journal, until),
     rogueLoop(deployment, random.fork("rogue"), journal, until),

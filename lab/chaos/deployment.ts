@@ -137,6 +137,8 @@ export async function startDeployment(opts: {
       RATE_LIMIT_ORDERS_PER_MINUTE: "100000",
       PAYMENT_PROVIDER_WEBHOOK_SECRETS: webhookSecret,
       PROVIDER_EVENTS_CATCH_UP_SECONDS: String(profile.eventsCatchUpSeconds),
+      AUTHORIZATION_TTL_SECONDS: String(profile.authorizationTtlSeconds),
+      PAYMENT_ACTION_TIMEOUT_SECONDS: String(profile.actionTimeoutSeconds),
     };
     const instances: Deployment["instances"] = [];
     for (let index = 0; index < profile.instances; index++) {

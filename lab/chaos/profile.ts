@@ -11,6 +11,15 @@ export interface Profile {
   accounts: number;
   /** Shoppers paying at once. */
   shoppers: number;
+  /** Shoppers whose card asks for 3-D Secure each time, beside the others. */
+  challengers: number;
+  /**
+   * AUTHORIZATION_TTL_SECONDS: short enough that some holds expire while operators act on them
+   * (and one cycle sees several), long enough that most are captured or canceled first.
+   */
+  authorizationTtlSeconds: number;
+  /** PAYMENT_ACTION_TIMEOUT_SECONDS: an abandoned 3-D Secure step is canceled after this. */
+  actionTimeoutSeconds: number;
   leaseSeconds: number;
   completerMaxBackoffSeconds: number;
   /**
@@ -69,6 +78,9 @@ export function parseProfile(argv: string[]): Profile {
     instances: 2,
     accounts: 8,
     shoppers: long ? 6 : 5,
+    challengers: 2,
+    authorizationTtlSeconds: 30,
+    actionTimeoutSeconds: 15,
     leaseSeconds: 3,
     completerMaxBackoffSeconds: 2,
     abandonAfterSeconds: 14,
