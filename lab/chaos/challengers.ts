@@ -75,11 +75,12 @@ export async function payWithChallenge(
     url: null,
     pressed: [],
     finalAnswer: null,
+    reissued: false,
   };
   ctx.journal.challenges.push(step);
   const first = await payOrder(ctx, random, account, orderId, opts);
   step.paymentId = first.last?.paymentId ?? null;
-  const url = first.last?.paymentStatus === "requires_action" ? (first.last.nextActionUrl ?? null) : null;
+  let url = first.last?.paymentStatus === "requires_action" ? (first.last.nextActionUrl ?? null) : null;
   step.finalAnswer = said(first);
   if (!url) return step;
   step.url = url;
@@ -89,6 +90,13 @@ export async function payWithChallenge(
     // The order page reloaded (or a second tab) mid-challenge: the same key asks again.
     const again = await payOrder(ctx, random, account, orderId, { ...opts, copies: random.int(1, 2) });
     step.finalAnswer = said(again);
+    // The reloaded page sends the shopper to the step it now names (the same one, unless reissued).
+    const now = again.last?.paymentStatus === "requires_action" ? again.last.nextActionUrl : null;
+    if (now && now !== url) {
+      step.reissued = true;
+      url = now;
+      step.url = now;
+    }
     await sleep(random.int(200, 2000));
   }
   if (behaviour === "late") {
@@ -98,7 +106,8 @@ export async function payWithChallenge(
   const action = behaviour === "fail" ? "fail" : "complete";
   // Now and then a double press on the challenge's button.
   const presses = random.chance(0.2) ? 2 : 1;
-  await Promise.all(Array.from({ length: presses }, () => press(step, url, action)));
+  const at = url;
+  await Promise.all(Array.from({ length: presses }, () => press(step, at, action)));
   await sleep(random.int(0, 1500));
   const back = await payOrder(ctx, random, account, orderId, { ...opts, copies: random.int(1, 2) });
   step.paymentId = step.paymentId ?? back.last?.paymentId ?? null;

@@ -95,6 +95,8 @@ export interface ChallengeStep {
   pressed: { action: "complete" | "fail"; status: number | null; at: number }[];
   /** The payment's status or the problem the final retry with the key answered. */
   finalAnswer: string | null;
+  /** A reload answered another challenge page than the first (the step was issued again). */
+  reissued: boolean;
 }
 
 /** How one shopper's key ended, from the shopper's side. */

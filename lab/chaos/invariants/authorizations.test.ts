@@ -3,7 +3,7 @@ import type { OurAction, OurPayment } from "../books";
 import { type AuthorizationAnswer, type ChallengeStep, Journal } from "../journal";
 import { authorizationAnswersBooked } from "./authorization-answers-booked";
 import { capturesWithinAuthorized } from "./captures-within-authorized";
-import { chargedOnlyAfterChallenge } from "./challenge-completed";
+import { chargedOnlyAfterChallenge, completedChallengesKept } from "./challenge-completed";
 import { evidenceOf, ourPayment, providerPayment } from "./fixtures";
 import { holdsBalanced } from "./holds-balanced";
 import { EXPIRY_SLACK_MS, holdsResolved } from "./holds-resolved";
@@ -187,6 +187,7 @@ describe("no 3-D Secure payment charged without the shopper's completion", () =>
     url: "http://provider/3d_secure/x",
     pressed: [{ action: "complete", status: 303, at: 0 }],
     finalAnswer: "succeeded",
+    reissued: false,
     ...more,
   });
   it("holds for a completed challenge, and for an abandoned one canceled everywhere", () => {
@@ -228,6 +229,35 @@ describe("no 3-D Secure payment charged without the shopper's completion", () =>
     expect(found).toContain("the provider's pi_1 (pm_card_authenticationRequired, authorized, received 0)");
     expect(found).toContain("is booked authorized, but the provider's pi_1 has no completed challenge");
     expect(found).toContain("the shopper of key k1 abandoned the challenge, yet payment p1");
+  });
+});
+
+describe("no completed 3-D Secure step lost", () => {
+  const completed = (paymentId: string): ChallengeStep => ({
+    accountId: "a1",
+    key: "k1",
+    orderId: "o1",
+    paymentId,
+    behaviour: "reload",
+    captureMethod: "manual",
+    url: "http://provider/3d_secure/x",
+    pressed: [{ action: "complete", status: 303, at: 0 }],
+    finalAnswer: "authorized",
+    reissued: true,
+  });
+  it("holds for a completed step paid, or authorized and since expired through its hold", () => {
+    const j = new Journal();
+    j.challenges.push(completed("p1"), completed("p2"));
+    const e = evidenceOf({ payments: [ourPayment(), ourPayment({ ...canceled, id: "p2" })] }, j);
+    expect(completedChallengesKept.check(e)).toEqual([]);
+  });
+  it("sees a completed step whose payment ended canceled without a hold", () => {
+    const j = new Journal();
+    j.challenges.push(completed("p1"));
+    const e = evidenceOf({ payments: [ourPayment({ status: "canceled", postedMinor: 0 })] }, j);
+    expect(details(completedChallengesKept.check(e))).toContain(
+      "the shopper of key k1 (reload, step issued again on reload) completed the challenge, yet payment p1",
+    );
   });
 });
 

@@ -53,3 +53,29 @@ export const chargedOnlyAfterChallenge: Invariant = {
     return out;
   },
 };
+
+/**
+ * No completed 3-D Secure step lost: once the challenge answered the shopper's complete with its
+ * redirect (303), the provider had authorized the payment, so our books must show it paid or
+ * authorized (a manual one may since have been captured, canceled or expired through its hold),
+ * whatever reloads, second tabs or the action timeout did meanwhile.
+ */
+export const completedChallengesKept: Invariant = {
+  name: "no completed 3-D Secure step lost",
+  check(e) {
+    const byId = paymentsById(e);
+    const paymentOfKey = new Map(e.books.payments.map((p) => [`${p.accountId}\n${p.key}`, p]));
+    return e.journal.challenges.flatMap((step) => {
+      if (!step.pressed.some((x) => x.action === "complete" && x.status === 303)) return [];
+      const p =
+        (step.paymentId && byId.get(step.paymentId)) || paymentOfKey.get(`${step.accountId}\n${step.key}`);
+      if (p && (CHARGED.has(p.status) || p.holds === 1)) return [];
+      return [
+        {
+          invariant: this.name,
+          detail: `the shopper of key ${step.key} (${step.behaviour}${step.reissued ? ", step issued again on reload" : ""}) completed the challenge, yet ${p ? describePayment(p) : "no payment of the key"} is not paid; the last answer said ${step.finalAnswer ?? "nothing"}`,
+        },
+      ];
+    });
+  },
+};

@@ -2,7 +2,7 @@ import { answersBooked } from "./answers-booked";
 import { answersInKind } from "./answers-in-kind";
 import { authorizationAnswersBooked } from "./authorization-answers-booked";
 import { capturesWithinAuthorized } from "./captures-within-authorized";
-import { chargedOnlyAfterChallenge } from "./challenge-completed";
+import { chargedOnlyAfterChallenge, completedChallengesKept } from "./challenge-completed";
 import { chargesBooked } from "./charges-booked";
 import { holdsBalanced } from "./holds-balanced";
 import { holdsResolved } from "./holds-resolved";
@@ -43,5 +43,6 @@ export const INVARIANTS: Invariant[] = [
   holdsResolved,
   holdsBalanced,
   chargedOnlyAfterChallenge,
+  completedChallengesKept,
   authorizationAnswersBooked,
 ];
