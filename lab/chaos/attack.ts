@@ -1,6 +1,6 @@
 import { authorizationLoop } from "./authorizers";
 import { challengeLoop } from "./challengers";
-import type { Deployment } from "./deployment";
+import type { Deployment, ShopperAccount } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { FaultPlan } from "./faults";
 import type { Journal } from "./journal";
@@ -39,8 +39,10 @@ export async function runAttack(parts: AttackParts): Promise<void> {
   const until = start + profile.attackSeconds * 1000;
   const ctx: ShopContext = { deployment, journal, until };
   const accounts = deployment.accounts;
-  // The first three accounts are the scripted ones; the others shop at random.
-  const crowd = accounts.slice(3);
+  // The first three accounts are the scripted ones, the last ones the 3-D Secure shoppers' (so the
+  // crowd's rate limit does not turn their return into a 429); the others shop at random.
+  const crowd = accounts.slice(3, accounts.length - profile.challengers);
+  const authenticating = accounts.slice(accounts.length - profile.challengers);
   if (crowd.length === 0) throw new Error("the checker needs accounts beyond the three scripted ones");
   const shoppers = Array.from({ length: profile.shoppers }, (_, i) =>
     shopAround(ctx, random.fork(`shopper-${i}`), random.pick(crowd)),
@@ -51,7 +53,7 @@ export async function runAttack(parts: AttackParts): Promise<void> {
     actionTimeoutSeconds: profile.actionTimeoutSeconds,
   };
   const challengers = Array.from({ length: profile.challengers }, (_, i) =>
-    challengeLoop(challengeCtx, random.fork(`challenger-${i}`), random.pick(crowd)),
+    challengeLoop(challengeCtx, random.fork(`challenger-${i}`), authenticating[i] as ShopperAccount),
   );
   const background = [
     ...shoppers,

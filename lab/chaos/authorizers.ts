@@ -100,14 +100,14 @@ export async function authorizationLoop(
     decided.add(target.paymentId);
     if (random.chance(LEFT_TO_EXPIRE)) continue;
     const roll = random.int(1, 100);
-    if (roll <= 22) {
+    if (roll <= 20) {
       await actOnce(deployment, random, journal, target, "capture", "capture_full");
-    } else if (roll <= 42) {
+    } else if (roll <= 36) {
       const amountMinor = partOf(random, target.amount);
       await actOnce(deployment, random, journal, target, "capture", "capture_partial", { amountMinor });
-    } else if (roll <= 55) {
+    } else if (roll <= 48) {
       await actOnce(deployment, random, journal, target, "cancel", "cancel");
-    } else if (roll <= 68) {
+    } else if (roll <= 60) {
       // A retrying client: the same key again, concurrently or a little later.
       const key = random.uuid();
       const action = random.chance(0.7) ? "capture" : "cancel";
@@ -119,7 +119,7 @@ export async function authorizationLoop(
         first,
         actOnce(deployment, random, journal, target, action, "retry", { key, amountMinor }),
       ]);
-    } else if (roll <= 88) {
+    } else if (roll <= 80) {
       // Two operators at once, each with a key of their own: exactly one may win.
       const other = random.chance(0.5) ? "cancel" : "capture";
       await Promise.all([

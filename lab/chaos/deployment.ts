@@ -107,6 +107,7 @@ export async function startDeployment(opts: {
         PROVIDER_WEBHOOK_SECRET: webhookSecret,
         PROVIDER_WEBHOOK_FAULTS: profile.webhookFaults,
         PROVIDER_WEBHOOK_RETRY_MS: "500",
+        PROVIDER_AUTHORIZATION_TTL_SECONDS: String(profile.providerAuthorizationTtlSeconds),
       },
     });
     stops.push(() => provider.stop());

@@ -51,7 +51,8 @@ export function printReport(opts: {
   for (const p of manual)
     j.count(manualBy, p.status === "canceled" && p.failureCode ? `${p.status} (${p.failureCode})` : p.status);
   const challengesBy = new Map<string, number>();
-  for (const c of j.challenges) j.count(challengesBy, `${c.behaviour} → ${c.finalAnswer ?? "?"}`);
+  for (const c of j.challenges)
+    j.count(challengesBy, `${c.url ? c.behaviour : "no step"} → ${c.finalAnswer ?? "?"}`);
   const challengePresses = new Map<string, number>();
   for (const c of j.challenges)
     for (const p of c.pressed) j.count(challengePresses, `${p.action} ${p.status ?? "no answer"}`);
