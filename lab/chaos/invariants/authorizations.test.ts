@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { OurAction, OurPayment } from "../books";
 import { type AuthorizationAnswer, type ChallengeStep, Journal } from "../journal";
+import { answersInKind } from "./answers-in-kind";
 import { authorizationAnswersBooked } from "./authorization-answers-booked";
 import { capturesWithinAuthorized } from "./captures-within-authorized";
 import { chargedOnlyAfterChallenge, completedChallengesKept } from "./challenge-completed";
@@ -291,6 +292,18 @@ describe("every 200 to an operator's capture or cancel matches the books", () =>
       ),
     );
     expect(authorizationAnswersBooked.check(e)).toEqual([]);
+  });
+  it("sees a capture answered 500 away from a database restart, or 503 without Retry-After", () => {
+    const j = journalOf(
+      answer({ status: 500, reason: "internal", sentAt: 1000, answeredAt: 2000 }),
+      answer({ key: "op2", status: 503, reason: "provider-unavailable", retryAfter: null }),
+    );
+    expect(details(answersInKind.check(evidenceOf({}, j)))).toBe(
+      "capture of payment p1 (key op1) answered 500 with no database restart near it\ncapture of payment p1 (key op2) answered 503 without Retry-After",
+    );
+    j.databaseOutages.push({ from: 1500, to: 1600 });
+    j.authorizationAnswers.splice(1, 1);
+    expect(answersInKind.check(evidenceOf({}, j))).toEqual([]);
   });
   it("sees a 200 the books contradict, and two presses each told they won", () => {
     const e = evidenceOf(
