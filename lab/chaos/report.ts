@@ -50,6 +50,12 @@ export function printReport(opts: {
   const manualBy = new Map<string, number>();
   for (const p of manual)
     j.count(manualBy, p.status === "canceled" && p.failureCode ? `${p.status} (${p.failureCode})` : p.status);
+  // Who released the holds that ended canceled: our cancel or expiry (requested_by_customer,
+  // abandoned) or the provider's own expiry (automatic).
+  const charges = new Map(opts.books.charges.map((c) => [c.id, c]));
+  const releasedBy = new Map<string, number>();
+  for (const p of manual.filter((x) => x.holds > 0 && x.status === "canceled"))
+    j.count(releasedBy, charges.get(p.providerChargeId ?? "")?.cancellationReason ?? "unknown");
   const challengesBy = new Map<string, number>();
   for (const c of j.challenges)
     j.count(challengesBy, `${c.url ? c.behaviour : "no step"} → ${c.finalAnswer ?? "?"}`);
@@ -82,6 +88,7 @@ export function printReport(opts: {
     row("refund answers", list(refundsBy)),
     row("authorizations answered", authorized),
     row("manual payments in the books", list(manualBy)),
+    row("voided holds, the provider's reason", list(releasedBy)),
     row("capture/cancel presses by mode", list(actionPresses)),
     row("capture/cancel requests", j.authorizationAnswers.length),
     row("capture/cancel answers", list(actionsBy)),
