@@ -1,4 +1,6 @@
-import type { Deployment } from "./deployment";
+import { authorizationLoop } from "./authorizers";
+import { challengeLoop } from "./challengers";
+import type { Deployment, ShopperAccount } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { FaultPlan } from "./faults";
 import type { Journal } from "./journal";
@@ -24,7 +26,8 @@ export interface AttackParts {
 }
 
 /**
- * The attack: shoppers, operators (refunding too), rogue charges and kills at random for the whole time, and in
+ * The attack: shoppers (some authorizing only, some through 3-D Secure), operators (refunding,
+ * capturing and canceling too), rogue charges and kills at random for the whole time, and in
  * each 90 s cycle the scripted attacks at random moments of their slots, so that each seam has
  * a fair chance in the short profile: a burst over the rate limit, held charges, the provider
  * down (with a second tab and a reconciliation during it), a PostgreSQL restart, and an
@@ -36,14 +39,26 @@ export async function runAttack(parts: AttackParts): Promise<void> {
   const until = start + profile.attackSeconds * 1000;
   const ctx: ShopContext = { deployment, journal, until };
   const accounts = deployment.accounts;
-  // The first three accounts are the scripted ones; the others shop at random.
-  const crowd = accounts.slice(3);
+  // The first three accounts are the scripted ones, the last ones the 3-D Secure shoppers' (so the
+  // crowd's rate limit does not turn their return into a 429); the others shop at random.
+  const crowd = accounts.slice(3, accounts.length - profile.challengers);
+  const authenticating = accounts.slice(accounts.length - profile.challengers);
   if (crowd.length === 0) throw new Error("the checker needs accounts beyond the three scripted ones");
   const shoppers = Array.from({ length: profile.shoppers }, (_, i) =>
     shopAround(ctx, random.fork(`shopper-${i}`), random.pick(crowd)),
   );
+  const challengeCtx = {
+    ...ctx,
+    returnBase: deployment.instances[0]?.url ?? "http://127.0.0.1",
+    actionTimeoutSeconds: profile.actionTimeoutSeconds,
+  };
+  const challengers = Array.from({ length: profile.challengers }, (_, i) =>
+    challengeLoop(challengeCtx, random.fork(`challenger-${i}`), authenticating[i] as ShopperAccount),
+  );
   const background = [
     ...shoppers,
+    ...challengers,
+    authorizationLoop(deployment, random.fork("authorizer"), journal, until),
     operate(deployment, random.fork("operator"), journal, until),
     refundLoop(deployment, random.fork("refunder"), journal, until),
     rogueLoop(deployment, random.fork("rogue"), journal, until),

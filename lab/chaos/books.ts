@@ -15,6 +15,35 @@ export interface OurPayment {
   keyId: string | null;
   key: string | null;
   clearingEntries: number;
+  amountMinor: number;
+  paymentMethod: string;
+  captureMethod: string;
+  capturedMinor: number | null;
+  captureBefore: number | null;
+  /** What the capture posted (provider_clearing legs), 0 before. */
+  postedMinor: number;
+  /** The hold's transactions (authorization_hold) and what its clearing legs hold. */
+  holds: number;
+  heldMinor: number;
+  /** The hold's releases in order (hold_captured, hold_voided) and what their clearing legs return. */
+  releases: string[];
+  releasedMinor: number;
+}
+
+/** A capture or cancel of an authorization (authorization_actions). */
+export interface OurAction {
+  id: string;
+  paymentId: string;
+  kind: string;
+  status: string;
+  reason: string;
+  amountMinor: number | null;
+}
+
+/** A 3-D Secure challenge at the provider (its own table): the intent and the shopper's answer. */
+export interface ProviderChallenge {
+  paymentIntent: string;
+  outcome: string | null;
 }
 
 /** A refund of ours with its payment's capture and its reversal transactions. */
@@ -52,6 +81,10 @@ export interface Books {
   ourEvents: OurEvent[];
   /** What the admin shows for each payment still pending: its key's state. */
   pendingKeyStates: Map<string, string>;
+  actions: OurAction[];
+  challenges: ProviderChallenge[];
+  /** When our books were read (the database's clock, ms). */
+  readAt: number;
 }
 
 /** A provider event of a type the app acts on, and what its object's metadata names. */
@@ -112,17 +145,40 @@ export async function readOurBooks(databaseUrl: string) {
   const client = new pg.Client(databaseUrl);
   await client.connect();
   try {
-    const payments = await client.query<OurPayment & { createdAt: Date }>(`
+    const payments = await client.query<
+      Omit<OurPayment, "createdAt" | "captureBefore"> & { createdAt: Date; captureBefore: Date | null }
+    >(`
       SELECT p.id::text, p.order_id::text AS "orderId", p.account_id::text AS "accountId", p.status,
              p.failure_code AS "failureCode", p.provider_charge_id AS "providerChargeId",
              p.created_at AS "createdAt", k.id::text AS "keyId", k.key,
              (SELECT count(*)::int FROM ledger_entries e
-               WHERE e.payment_id = p.id AND e.entry_type = 'provider_clearing') AS "clearingEntries"
+               WHERE e.payment_id = p.id AND e.entry_type = 'provider_clearing') AS "clearingEntries",
+             p.amount_minor AS "amountMinor", p.payment_method AS "paymentMethod",
+             p.capture_method AS "captureMethod", p.captured_minor AS "capturedMinor",
+             p.capture_before AS "captureBefore",
+             (SELECT coalesce(sum(e.amount_minor), 0)::int FROM ledger_entries e
+               WHERE e.payment_id = p.id AND e.entry_type = 'provider_clearing') AS "postedMinor",
+             (SELECT count(*)::int FROM ledger_transactions t
+               WHERE t.payment_id = p.id AND t.kind = 'authorization_hold') AS holds,
+             (SELECT coalesce(sum(e.amount_minor), 0)::int FROM ledger_entries e
+               WHERE e.payment_id = p.id AND e.entry_type = 'hold_clearing') AS "heldMinor",
+             ARRAY(SELECT t.kind FROM ledger_transactions t
+                    WHERE t.payment_id = p.id AND t.kind IN ('hold_captured', 'hold_voided')
+                    ORDER BY t.id) AS releases,
+             (SELECT coalesce(-sum(e.amount_minor), 0)::int FROM ledger_entries e
+               WHERE e.payment_id = p.id AND e.entry_type = 'release_clearing') AS "releasedMinor"
         FROM payments p LEFT JOIN idempotency_keys k ON k.id = p.idempotency_key_id`);
+    const actions = await client.query<OurAction>(`
+      SELECT id::text, payment_id::text AS "paymentId", kind, status, reason, amount_minor AS "amountMinor"
+        FROM authorization_actions`);
+    // The simulator keeps its books in a schema of its own in the same database (provider/schema.ts).
+    const challenges = await client.query<ProviderChallenge>(`
+      SELECT payment_intent AS "paymentIntent", outcome FROM payment_provider.three_d_secure_challenges`);
+    const clock = await client.query<{ now: Date }>("SELECT now()");
     const refunds = await client.query<OurRefund>(`
       SELECT r.id::text, r.payment_id::text AS "paymentId", r.amount_minor AS "amountMinor", r.status,
              r.failure_code AS "failureCode", r.provider_refund_id AS "providerRefundId",
-             p.amount_minor AS captured, p.provider_charge_id AS "providerChargeId",
+             coalesce(p.captured_minor, p.amount_minor) AS captured, p.provider_charge_id AS "providerChargeId",
              (SELECT count(*)::int FROM ledger_transactions t WHERE t.refund_id = r.id) AS reversals
         FROM refunds r JOIN payments p ON p.id = r.payment_id`);
     const currencies = await client.query<{ currency: string; sum: string }>(
@@ -133,7 +189,14 @@ export async function readOurBooks(databaseUrl: string) {
         GROUP BY transaction_id HAVING sum(amount_minor) <> 0`,
     );
     return {
-      payments: payments.rows.map((p) => ({ ...p, createdAt: p.createdAt.getTime() })),
+      payments: payments.rows.map((p) => ({
+        ...p,
+        createdAt: p.createdAt.getTime(),
+        captureBefore: p.captureBefore?.getTime() ?? null,
+      })),
+      actions: actions.rows,
+      challenges: challenges.rows,
+      readAt: clock.rows[0]?.now.getTime() ?? Date.now(),
       refunds: refunds.rows.map((r) => ({
         ...r,
         amountMinor: Number(r.amountMinor),
@@ -147,14 +210,19 @@ export async function readOurBooks(databaseUrl: string) {
   }
 }
 
-/** How many payments and refunds are still pending (the drain waits for none). */
+/**
+ * How many payments, refunds and captures or cancels are still pending, and authorizations past
+ * their deadline the expiry has not canceled yet (the drain waits for none).
+ */
 export async function countPending(databaseUrl: string): Promise<number> {
   const client = new pg.Client(databaseUrl);
   try {
     await client.connect();
     const { rows } = await client.query<{ n: string }>(
       `SELECT (SELECT count(*) FROM payments WHERE status = 'pending')
-            + (SELECT count(*) FROM refunds WHERE status = 'pending') AS n`,
+            + (SELECT count(*) FROM refunds WHERE status = 'pending')
+            + (SELECT count(*) FROM authorization_actions WHERE status = 'pending')
+            + (SELECT count(*) FROM payments WHERE status = 'authorized' AND capture_before <= now()) AS n`,
     );
     return Number(rows[0]?.n ?? 0);
   } catch {

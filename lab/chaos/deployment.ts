@@ -107,6 +107,7 @@ export async function startDeployment(opts: {
         PROVIDER_WEBHOOK_SECRET: webhookSecret,
         PROVIDER_WEBHOOK_FAULTS: profile.webhookFaults,
         PROVIDER_WEBHOOK_RETRY_MS: "500",
+        PROVIDER_AUTHORIZATION_TTL_SECONDS: String(profile.providerAuthorizationTtlSeconds),
       },
     });
     stops.push(() => provider.stop());
@@ -137,6 +138,8 @@ export async function startDeployment(opts: {
       RATE_LIMIT_ORDERS_PER_MINUTE: "100000",
       PAYMENT_PROVIDER_WEBHOOK_SECRETS: webhookSecret,
       PROVIDER_EVENTS_CATCH_UP_SECONDS: String(profile.eventsCatchUpSeconds),
+      AUTHORIZATION_TTL_SECONDS: String(profile.authorizationTtlSeconds),
+      PAYMENT_ACTION_TIMEOUT_SECONDS: String(profile.actionTimeoutSeconds),
     };
     const instances: Deployment["instances"] = [];
     for (let index = 0; index < profile.instances; index++) {

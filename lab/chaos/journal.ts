@@ -25,6 +25,10 @@ export interface PaymentAnswer {
   paymentStatus: string | null;
   /** The payment's amount on a 200 (integer minor units). */
   amount: number | null;
+  /** An authorization's deadline on a 200 `authorized` (ISO), else null. */
+  captureBefore?: string | null;
+  /** Where to send the shopper on a 200 `requires_action`, else null. */
+  nextActionUrl?: string | null;
 }
 
 /** One HTTP answer (or none) an operator got for a refund request (POST /api/v1/refunds). */
@@ -44,6 +48,56 @@ export interface RefundAnswer {
 }
 
 export type RefundMode = "partial" | "full" | "concurrent" | "retry";
+
+/** How an operator came to capture or cancel an authorization: one of authorizers.ts's modes. */
+export type AuthorizationMode =
+  | "capture_full"
+  | "capture_partial"
+  | "cancel"
+  | "retry"
+  | "race"
+  | "at_deadline";
+
+/** One HTTP answer (or none) an operator got for POST /api/v1/payments/{id}/capture or /cancel. */
+export interface AuthorizationAnswer {
+  action: "capture" | "cancel";
+  key: string;
+  paymentId: string;
+  /** A capture's amount asked for; null: all that is held (or a cancel). */
+  amountMinor: number | null;
+  mode: AuthorizationMode;
+  sentAt: number;
+  answeredAt: number;
+  status: number | null;
+  retryAfter: string | null;
+  /** The problem type's last segment, or the payment's status on a 200. */
+  reason: string | null;
+  /** A payment-not-capturable problem's `state`. */
+  state: string | null;
+  /** On a 200: what the answer says was captured. */
+  amountCaptured: number | null;
+}
+
+/** What a 3-D Secure shopper does at the challenge page. */
+export type ChallengeBehaviour = "complete" | "fail" | "abandon" | "reload" | "late";
+
+/** One 3-D Secure shopper's step, from the shopper's side. */
+export interface ChallengeStep {
+  accountId: string;
+  key: string;
+  orderId: string;
+  paymentId: string | null;
+  behaviour: ChallengeBehaviour;
+  captureMethod: "automatic" | "manual";
+  /** The challenge page's address the payment answered (null: never answered requires_action). */
+  url: string | null;
+  /** The challenge form's HTTP status (303 once answered), per press; empty when not pressed. */
+  pressed: { action: "complete" | "fail"; status: number | null; at: number }[];
+  /** The payment's status or the problem the final retry with the key answered. */
+  finalAnswer: string | null;
+  /** A reload answered another challenge page than the first (the step was issued again). */
+  reissued: boolean;
+}
 
 /** How one shopper's key ended, from the shopper's side. */
 export interface KeyOutcome {
@@ -80,6 +134,8 @@ export interface Interval {
 export class Journal {
   readonly answers: PaymentAnswer[] = [];
   readonly refundAnswers: RefundAnswer[] = [];
+  readonly authorizationAnswers: AuthorizationAnswer[] = [];
+  readonly challenges: ChallengeStep[] = [];
   readonly keys: KeyOutcome[] = [];
   readonly operators: OperatorAction[] = [];
   readonly rogue: RogueCharge[] = [];

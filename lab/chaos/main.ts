@@ -73,6 +73,8 @@ try {
   const violations = INVARIANTS.flatMap((i) => i.check(evidence));
   printReport({
     journal,
+    books,
+    invariants: INVARIANTS.map((i) => i.name),
     violations,
     seconds: Math.round((Date.now() - started) / 1000),
     seed: profile.seed,

@@ -11,6 +11,20 @@ export interface Profile {
   accounts: number;
   /** Shoppers paying at once. */
   shoppers: number;
+  /** Shoppers whose card asks for 3-D Secure each time, beside the others. */
+  challengers: number;
+  /**
+   * AUTHORIZATION_TTL_SECONDS: short enough that some holds expire while operators act on them
+   * (and one cycle sees several), long enough that most are captured or canceled first.
+   */
+  authorizationTtlSeconds: number;
+  /**
+   * PROVIDER_AUTHORIZATION_TTL_SECONDS: the provider's own expiry (Stripe's 7 days), a little after
+   * ours, so a hold whose expiry the app is late with (faults, kills) is released there first.
+   */
+  providerAuthorizationTtlSeconds: number;
+  /** PAYMENT_ACTION_TIMEOUT_SECONDS: an abandoned 3-D Secure step is canceled after this. */
+  actionTimeoutSeconds: number;
   leaseSeconds: number;
   completerMaxBackoffSeconds: number;
   /**
@@ -67,8 +81,12 @@ export function parseProfile(argv: string[]): Profile {
     seed: Math.floor(number("seed", values.seed, freshSeed())),
     attackSeconds: long ? Math.round(minutes * 60) : 90,
     instances: 2,
-    accounts: 8,
+    accounts: 10,
     shoppers: long ? 6 : 5,
+    challengers: 2,
+    authorizationTtlSeconds: 30,
+    providerAuthorizationTtlSeconds: 36,
+    actionTimeoutSeconds: 15,
     leaseSeconds: 3,
     completerMaxBackoffSeconds: 2,
     abandonAfterSeconds: 14,

@@ -11,12 +11,17 @@ interface Refundable {
   amount: number;
 }
 
-/** The succeeded payments shoppers were told about, with their amounts: what operators refund. */
+/** The succeeded payments shoppers (or a capture) were told about, with what was taken: what operators refund. */
 function refundable(journal: Journal): Refundable[] {
   const seen = new Map<string, Refundable>();
   for (const a of journal.answers) {
     if (a.status === 200 && a.paymentStatus === "succeeded" && a.paymentId && a.amount !== null)
       seen.set(a.paymentId, { paymentId: a.paymentId, amount: a.amount });
+  }
+  // A manual payment once an operator's capture answered 200: what was captured is refundable.
+  for (const a of journal.authorizationAnswers) {
+    if (a.action === "capture" && a.status === 200 && a.amountCaptured !== null)
+      seen.set(a.paymentId, { paymentId: a.paymentId, amount: a.amountCaptured });
   }
   return [...seen.values()];
 }

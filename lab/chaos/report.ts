@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import type { Books } from "./books";
 import type { Violation } from "./invariants";
 import type { Journal } from "./journal";
 
@@ -9,6 +10,9 @@ const list = (m: Map<string, number>) =>
 /** The table of what the run did and what it found; the last line is `violations: N`. */
 export function printReport(opts: {
   journal: Journal;
+  books: Books;
+  /** Every invariant checked, in order: each gets a line, held or violated. */
+  invariants: string[];
   violations: Violation[];
   seconds: number;
   seed: number;
@@ -30,6 +34,36 @@ export function printReport(opts: {
     j.count(refundsBy, `${a.status ?? "no answer"}${a.status === 200 ? "" : ` ${a.reason ?? ""}`}`.trim());
   const refundPresses = new Set(j.refundAnswers.map((a) => a.key)).size;
   const rogue = `${j.rogue.length} (${j.rogue.filter((r) => r.looksOurs).length} looking like ours)`;
+  const authorized = new Set(
+    j.answers.filter((a) => a.status === 200 && a.paymentStatus === "authorized").map((a) => a.paymentId),
+  ).size;
+  const actionsBy = new Map<string, number>();
+  for (const a of j.authorizationAnswers)
+    j.count(
+      actionsBy,
+      `${a.action} ${a.status ?? "no answer"}${a.status === 200 ? "" : ` ${a.reason ?? ""}${a.state ? ` (${a.state})` : ""}`}`.trim(),
+    );
+  const actionPresses = new Map<string, number>();
+  for (const key of new Set(j.authorizationAnswers.map((a) => `${a.mode}\n${a.key}`)))
+    j.count(actionPresses, key.split("\n")[0] as string);
+  const manual = opts.books.payments.filter((p) => p.captureMethod === "manual");
+  const manualBy = new Map<string, number>();
+  for (const p of manual)
+    j.count(manualBy, p.status === "canceled" && p.failureCode ? `${p.status} (${p.failureCode})` : p.status);
+  // Who released the holds that ended canceled: our cancel or expiry (requested_by_customer,
+  // abandoned) or the provider's own expiry (automatic).
+  const charges = new Map(opts.books.charges.map((c) => [c.id, c]));
+  const releasedBy = new Map<string, number>();
+  for (const p of manual.filter((x) => x.holds > 0 && x.status === "canceled"))
+    j.count(releasedBy, charges.get(p.providerChargeId ?? "")?.cancellationReason ?? "unknown");
+  const challengesBy = new Map<string, number>();
+  for (const c of j.challenges)
+    j.count(challengesBy, `${c.url ? c.behaviour : "no step"} → ${c.finalAnswer ?? "?"}`);
+  const challengePresses = new Map<string, number>();
+  for (const c of j.challenges)
+    for (const p of c.pressed) j.count(challengePresses, `${p.action} ${p.status ?? "no answer"}`);
+  const atProvider = new Map<string, number>();
+  for (const c of opts.books.challenges) j.count(atProvider, c.outcome ?? "open");
   console.log(`\nchaos: profile ${opts.profile}, seed ${opts.seed}, ${opts.seconds} s`);
   console.log("what it did");
   for (const line of [
@@ -52,6 +86,16 @@ export function printReport(opts: {
     row("operator actions", list(ops)),
     row("refunds (presses / requests)", `${refundPresses} / ${j.refundAnswers.length}`),
     row("refund answers", list(refundsBy)),
+    row("authorizations answered", authorized),
+    row("manual payments in the books", list(manualBy)),
+    row("voided holds, the provider's reason", list(releasedBy)),
+    row("capture/cancel presses by mode", list(actionPresses)),
+    row("capture/cancel requests", j.authorizationAnswers.length),
+    row("capture/cancel answers", list(actionsBy)),
+    row("3-D Secure shoppers", j.challenges.length),
+    row("3-D Secure: behaviour → last answer", list(challengesBy)),
+    row("challenge presses", list(challengePresses)),
+    row("challenges at the provider", list(atProvider)),
     row("charges behind our back", rogue),
     row(
       "provider events (listed: recorded)",
@@ -64,6 +108,7 @@ export function printReport(opts: {
   const byInvariant = new Map<string, Violation[]>();
   for (const v of violations) byInvariant.set(v.invariant, [...(byInvariant.get(v.invariant) ?? []), v]);
   if (violations.length === 0) console.log("  nothing: every invariant held");
+  for (const name of opts.invariants) if (!byInvariant.has(name)) console.log(`  held         ${name}`);
   for (const [invariant, vs] of byInvariant) {
     console.log(`  VIOLATED (${vs.length}) ${invariant}`);
     for (const v of vs.slice(0, 5)) console.log(`    - ${v.detail}`);

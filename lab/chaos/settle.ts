@@ -45,7 +45,10 @@ export async function settleAndRead(parts: {
     await sleep(1000);
     pending = await countPending(deployment.directDatabaseUrl);
   }
-  if (pending > 0) journal.notes.push(`${pending} payments or refunds still pending after the drain`);
+  if (pending > 0)
+    journal.notes.push(
+      `${pending} payments, refunds, captures or cancels (or expiries due) still pending after the drain`,
+    );
 
   const afterDrain = await reconcile(deployment, random, journal, { graceSeconds: 0 });
 
@@ -82,6 +85,10 @@ export async function settleAndRead(parts: {
   journal.providerEvents.listed = theirEvents.length;
   const listed = new Set(theirEvents.map((e) => e.id));
   for (const o of ourEvents) if (listed.has(o.id)) journal.count(journal.providerEvents.outcomes, o.outcome);
+
+  // The stretch without the provider may have kept an expiry (or a capture's retry) from finishing.
+  const settleBy = Date.now() + (profile.completerMaxBackoffSeconds * 4 + 10) * 1000;
+  while ((await countPending(deployment.directDatabaseUrl)) > 0 && Date.now() < settleBy) await sleep(1000);
 
   const [charges, providerRefunds, ours] = await Promise.all([
     readProviderCharges(deployment.providerUrl),

@@ -4,7 +4,12 @@ import type { Deployment, ShopperAccount } from "./deployment";
 import type { Journal, KeyOutcome, PaymentAnswer } from "./journal";
 import type { Random } from "./random";
 
-export const CARDS = ["pm_card_visa", "pm_card_declined", "pm_card_slow"] as const;
+export const CARDS = [
+  "pm_card_visa",
+  "pm_card_declined",
+  "pm_card_slow",
+  "pm_card_authenticationRequired",
+] as const;
 export type Card = (typeof CARDS)[number];
 
 /** How a shopper treats an answer that says "not now" (429, 503, 500, no answer). */
@@ -25,6 +30,8 @@ export interface ShopContext {
 }
 
 const PER_KEY_DEADLINE_MS = 45_000;
+/** The share of the crowd's payments made with `captureMethod: "manual"`. */
+export const MANUAL_SHARE = 0.35;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The products a shopper picks from: one currency's, since an order is in one currency. */
@@ -56,6 +63,17 @@ export async function placeOrder(
   return null;
 }
 
+export interface PayOptions {
+  card: Card;
+  copies: number;
+  temper: Temper;
+  key?: string;
+  /** "manual": authorize only (the payment answers `authorized`); absent: the merchant's setting. */
+  captureMethod?: "automatic" | "manual";
+  /** Where the provider sends the shopper back after a 3-D Secure step. */
+  returnUrl?: string;
+}
+
 /**
  * One Pay press: `copies` concurrent requests with one key (a double click, a retrying proxy),
  * each retrying with the same key, honouring Retry-After, until an answer it takes as final
@@ -66,22 +84,12 @@ export async function payOrder(
   random: Random,
   account: ShopperAccount,
   orderId: string,
-  opts: { card: Card; copies: number; temper: Temper; key?: string },
+  opts: PayOptions,
 ): Promise<KeyOutcome> {
   const key = opts.key ?? random.uuid();
   const deadline = Date.now() + PER_KEY_DEADLINE_MS;
   const copies = Array.from({ length: opts.copies }, (_, copy) =>
-    payCopy(
-      ctx,
-      random.fork(`${key}:${copy}`),
-      account,
-      orderId,
-      key,
-      copy,
-      opts.card,
-      opts.temper,
-      deadline,
-    ),
+    payCopy(ctx, random.fork(`${key}:${copy}`), account, orderId, key, copy, opts, deadline),
   );
   const ends = await Promise.all(copies);
   const answers = ends.flatMap((e) => e.answers);
@@ -105,8 +113,7 @@ async function payCopy(
   orderId: string,
   key: string,
   copy: number,
-  card: Card,
-  temper: Temper,
+  opts: PayOptions,
   deadline: number,
 ): Promise<{ answers: PaymentAnswer[]; last: PaymentAnswer | null; why: KeyOutcome["gaveUp"] }> {
   const answers: PaymentAnswer[] = [];
@@ -117,12 +124,17 @@ async function payCopy(
     const answer = await callApp(ctx.deployment, random, "/api/v1/payments", {
       method: "POST",
       headers: { authorization: `Bearer ${account.token}`, "idempotency-key": key },
-      body: { orderId, paymentMethod: card },
+      body: {
+        orderId,
+        paymentMethod: opts.card,
+        ...(opts.captureMethod && { captureMethod: opts.captureMethod }),
+        ...(opts.returnUrl && { returnUrl: opts.returnUrl }),
+      },
     });
     const record = toRecord(account, key, orderId, copy, sentAt, answer);
     answers.push(record);
     ctx.journal.answers.push(record);
-    const next = nextStep(answer, temper, random);
+    const next = nextStep(answer, opts.temper, random);
     if (next.stop) return { answers, last: record, why: next.why };
     if (Date.now() + next.waitMs > deadline) return { answers, last: record, why: "deadline" };
     await sleep(next.waitMs);
@@ -175,6 +187,8 @@ function toRecord(
     providerChargeId: ok ? str(body?.providerChargeId) : null,
     paymentStatus: ok ? str(body?.status) : str(body?.paymentStatus),
     amount: ok && typeof body?.amount === "number" ? body.amount : null,
+    captureBefore: ok ? str(body?.captureBefore) : null,
+    nextActionUrl: ok ? str((body?.nextAction as { url?: unknown } | null)?.url) : null,
   };
 }
 
@@ -186,7 +200,14 @@ export async function shopAround(ctx: ShopContext, random: Random, account: Shop
     const roll = random.int(1, 100);
     const card: Card = roll <= 70 ? "pm_card_visa" : roll <= 85 ? "pm_card_declined" : "pm_card_slow";
     const temper = random.chance(0.7) ? PATIENT : IMPATIENT;
-    const first = payOrder(ctx, random, account, orderId, { card, copies: random.int(1, 3), temper });
+    // A share of the orders ship later: authorized now, captured (or canceled) by an operator.
+    const captureMethod = random.chance(MANUAL_SHARE) ? "manual" : undefined;
+    const first = payOrder(ctx, random, account, orderId, {
+      card,
+      copies: random.int(1, 3),
+      temper,
+      captureMethod,
+    });
     // Now and then a second tab pays the same order with a key of its own.
     if (random.chance(0.08)) {
       await sleep(random.int(0, 800));

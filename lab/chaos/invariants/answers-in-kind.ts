@@ -6,7 +6,8 @@ const DATABASE_SLACK_MS = 10_000;
 /**
  * Answers right in kind: the provider's trouble is a 503 with Retry-After (retry with the same
  * key), never a 500; the admin's reconciliation reports an unreachable provider, never a 500.
- * A 500 with no trouble at the provider and no database restart near it is a violation too.
+ * A 500 with no trouble at the provider and no database restart near it is a violation too; so
+ * is an operator's capture or cancel answered 500 away from a database restart.
  */
 export const answersInKind: Invariant = {
   name: "answers right in kind (503 + Retry-After, never 500)",
@@ -34,6 +35,14 @@ export const answersInKind: Invariant = {
           detail: `payment (key ${a.key}) answered 500 with no fault at the provider and no database restart near it`,
         });
       }
+    }
+    // An operator's capture or cancel: the provider's trouble is a 503 with Retry-After as well.
+    for (const a of j.authorizationAnswers) {
+      const what = `${a.action} of payment ${a.paymentId} (key ${a.key})`;
+      if (a.status === 503 && a.retryAfter === null)
+        out.push({ invariant: this.name, detail: `${what} answered 503 without Retry-After` });
+      if (a.status === 500 && !duringDatabase(a.sentAt, a.answeredAt))
+        out.push({ invariant: this.name, detail: `${what} answered 500 with no database restart near it` });
     }
     for (const op of j.operators) {
       if (op.status === 500 && !duringDatabase(op.at - 15_000, op.at))

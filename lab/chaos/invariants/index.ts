@@ -1,7 +1,13 @@
 import { answersBooked } from "./answers-booked";
 import { answersInKind } from "./answers-in-kind";
+import { authorizationAnswersBooked } from "./authorization-answers-booked";
+import { capturesWithinAuthorized } from "./captures-within-authorized";
+import { chargedOnlyAfterChallenge, completedChallengesKept } from "./challenge-completed";
 import { chargesBooked } from "./charges-booked";
+import { holdsBalanced } from "./holds-balanced";
+import { holdsResolved } from "./holds-resolved";
 import { ledgerBalanced } from "./ledger-balanced";
+import { noCaptureAfterVoid } from "./no-capture-after-void";
 import { noChargeAfterRefusal } from "./no-charge-after-refusal";
 import { nothingChargedIsTrue } from "./nothing-charged";
 import { oneChargePerOrder } from "./one-charge-per-order";
@@ -32,4 +38,11 @@ export const INVARIANTS: Invariant[] = [
   noRefundBookedWithoutProvider,
   refundAnswersBooked,
   providerEventsApplied,
+  capturesWithinAuthorized,
+  noCaptureAfterVoid,
+  holdsResolved,
+  holdsBalanced,
+  chargedOnlyAfterChallenge,
+  completedChallengesKept,
+  authorizationAnswersBooked,
 ];

@@ -2,26 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { Charge, Refund } from "../../../server/provider";
 import type { Books, OurRefund } from "../books";
 import { Journal, type RefundAnswer } from "../journal";
+import { evidenceOf, providerPayment } from "./fixtures";
 import { providerEventsApplied } from "./provider-events";
 import { noRefundBookedWithoutProvider, providerRefundsBooked, refundAnswersBooked } from "./refunds-booked";
 import { refundsWithinCapture } from "./refunds-within-capture";
 import type { Evidence } from "./types";
 
-const charge: Charge = {
+const charge: Charge = providerPayment({
   id: "ch_1",
-  amount: 1000,
-  currency: "eur",
-  paymentMethod: "pm_card_visa",
-  status: "succeeded",
-  amountCapturable: 0,
-  amountReceived: 1000,
-  nextActionUrl: null,
-  cancellationReason: null,
-  failureCode: null,
-  failureMessage: null,
   createdAt: "2026-12-03T00:00:00.000Z",
   metadata: { payment_id: "p1" },
-};
+});
 const providerRefund = (id: string, refundId: string, amount: number): Refund => ({
   id,
   charge: "ch_1",
@@ -47,20 +38,7 @@ const ours = (id: string, amountMinor: number, more: Partial<OurRefund> = {}): O
 function evidence(books: Partial<Books>, answers: Partial<RefundAnswer>[] = []): Evidence {
   const journal = new Journal();
   for (const a of answers) journal.refundAnswers.push(a as RefundAnswer);
-  const empty: Books = {
-    charges: [charge],
-    payments: [],
-    providerRefunds: [],
-    refunds: [],
-    theirEvents: [],
-    ourEvents: [],
-    unbalancedCurrencies: [],
-    unbalancedTransactions: [],
-    reportAfterDrain: null,
-    reportAfterOutage: null,
-    pendingKeyStates: new Map(),
-  };
-  return { journal, books: { ...empty, ...books }, rogueIds: new Set() };
+  return evidenceOf({ charges: [charge], ...books }, journal);
 }
 
 describe("the refund invariants", () => {

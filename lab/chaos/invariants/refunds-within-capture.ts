@@ -11,7 +11,7 @@ export const refundsWithinCapture: Invariant = {
       atProvider.set(r.charge, (atProvider.get(r.charge) ?? 0) + r.amount);
     for (const [chargeId, refunded] of atProvider) {
       const charge = charges.get(chargeId);
-      if (charge?.status !== "succeeded" || refunded > charge.amount)
+      if (charge?.status !== "succeeded" || refunded > charge.amountReceived)
         violations.push({
           invariant: this.name,
           detail: `the provider refunded ${refunded} of charge ${chargeId} (${charge ? `${charge.status}, ${charge.amount} ${charge.currency}` : "unknown"})`,

@@ -31,3 +31,9 @@ export const reported = (report: Report | null, pick: (m: Report["mismatches"][n
 
 export const describePayment = (p: OurPayment) =>
   `payment ${p.id} (order ${p.orderId}, ${p.status}${p.failureCode ? `: ${p.failureCode}` : ""})`;
+
+export const chargesById = (e: Evidence) => new Map(e.books.charges.map((c) => [c.id, c]));
+
+/** The provider's payment of one of ours, or undefined (none made, or not read). */
+export const chargeOf = (charges: Map<string, Charge>, p: OurPayment) =>
+  p.providerChargeId ? charges.get(p.providerChargeId) : undefined;
