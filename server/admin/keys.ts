@@ -93,13 +93,15 @@ export async function getKeyDetail(
 ): Promise<TKeyDetail | null> {
   const key = await findKey(prisma, ref);
   if (!key) return null;
-  const [handles, refund] = await Promise.all([
+  const [handles, refund, action] = await Promise.all([
     handlesOf(prisma, [key.accountId]),
     prisma.refund.findUnique({ where: { idempotencyKeyId: key.id } }),
+    prisma.authorizationAction.findUnique({ where: { idempotencyKeyId: key.id } }),
   ]);
-  // A payment key's payment, or the payment a refund key refunded.
-  const payment = refund
-    ? await prisma.payment.findUnique({ where: { id: refund.paymentId } })
+  // A payment key's payment, or the payment a refund, capture or cancel key acted on.
+  const actedOn = refund?.paymentId ?? action?.paymentId;
+  const payment = actedOn
+    ? await prisma.payment.findUnique({ where: { id: actedOn } })
     : await prisma.payment.findUnique({ where: { idempotencyKeyId: key.id } });
   const [trail] = payment ? await paymentTrails(prisma, provider, [payment]) : [];
   return {
@@ -118,5 +120,14 @@ export async function getKeyDetail(
     })),
     payment: trail ?? null,
     refund: refund ? refundView(refund) : null,
+    authorizationAction: action && {
+      id: action.id,
+      kind: action.kind as "capture" | "cancel",
+      status: action.status,
+      amountMinor: action.amountMinor,
+      reason: action.reason,
+      createdBy: action.createdBy,
+      createdAt: action.createdAt.toISOString(),
+    },
   };
 }

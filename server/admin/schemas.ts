@@ -130,6 +130,19 @@ export const ZKeyDetail = ZKeySummary.extend({
   payment: ZPaymentTrail.nullable(),
   /** The refund a refunds.create key created, if any (its payment is `payment`). */
   refund: ZRefund.nullable(),
+  /** The capture or cancel a payments.capture / payments.cancel key created (its payment is `payment`). */
+  authorizationAction: z
+    .object({
+      id: z.string(),
+      kind: z.enum(["capture", "cancel"]),
+      status: z.string(),
+      /** A capture's amount asked for (null: all that was held). */
+      amountMinor: z.number().int().nullable(),
+      reason: z.string(),
+      createdBy: z.string(),
+      createdAt: ZInstant,
+    })
+    .nullable(),
 });
 export type TKeyDetail = z.infer<typeof ZKeyDetail>;
 

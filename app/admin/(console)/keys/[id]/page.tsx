@@ -135,8 +135,35 @@ export default async function AdminKeyPage({ params }: { params: Promise<{ id: s
         </section>
       )}
 
+      {key.authorizationAction && (
+        <section className="card" aria-labelledby="action-heading">
+          <h2 id="action-heading">{key.authorizationAction.kind === "capture" ? "Capture" : "Cancel"}</h2>
+          <Facts
+            items={[
+              ["Action", <Mono key="id">{key.authorizationAction.id}</Mono>],
+              [
+                "Status",
+                <span key="s" className={`status status-${key.authorizationAction.status}`}>
+                  {key.authorizationAction.status}
+                </span>,
+              ],
+              [
+                "Amount",
+                key.authorizationAction.amountMinor === null
+                  ? "all that was held"
+                  : String(key.authorizationAction.amountMinor),
+              ],
+              ["By", `${key.authorizationAction.createdBy} (${key.authorizationAction.reason})`],
+              ["Created", utc(key.authorizationAction.createdAt)],
+            ]}
+          />
+        </section>
+      )}
+
       <section className="card" aria-labelledby="payment-heading">
-        <h2 id="payment-heading">{key.refund ? "Refunded payment" : "Payment"}</h2>
+        <h2 id="payment-heading">
+          {key.refund ? "Refunded payment" : key.authorizationAction ? "Authorized payment" : "Payment"}
+        </h2>
         {key.payment ? (
           <PaymentTrail payment={key.payment} />
         ) : (
