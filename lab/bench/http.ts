@@ -27,6 +27,7 @@ const SIZES = {
   health: [200, 1000],
   charge: [100, 600],
   refund: [100, 600],
+  capture: [100, 600],
   catalog: [200, 1000],
   fresh: [100, 600],
   replay: [200, 1000],
@@ -128,6 +129,32 @@ const refund = (key: string, paymentId: string) =>
     { authorization: operator, "idempotency-key": key },
     JSON.stringify({ paymentId, amountMinor: 2500, reason: "bench" }),
   );
+/** A whole capture of one authorized payment, as the admin's Capture button sends it. */
+const capture = (key: string, paymentId: string) =>
+  client.request(
+    "POST",
+    "/api/trpc/admin.payments.capture",
+    { authorization: operator, "idempotency-key": key },
+    JSON.stringify({ id: paymentId }),
+  );
+/**
+ * Fresh authorized payments (manual capture) of n new orders, made before a capture load and
+ * not timed: each capture needs an authorization of its own.
+ */
+async function authorizations(n: number): Promise<string[]> {
+  const ids = await orders(n);
+  const made: string[] = [];
+  await closedLoop(16, ids.length, async (k) => {
+    const body = JSON.stringify({ orderId: ids[k], paymentMethod: "pm_card_visa", captureMethod: "manual" });
+    const r = await pay(randomUUID(), body);
+    const payment = (JSON.parse(r.body) as { result?: { data?: { id: string; status: string } } }).result
+      ?.data;
+    if (payment?.status === "authorized") made.push(payment.id);
+    return payment?.status === "authorized";
+  });
+  if (made.length !== n) throw new Error(`authorized ${made.length} of ${n} payments`);
+  return made;
+}
 /** The succeeded payments of these orders: what the refunds give back. */
 async function paymentsOf(orderIds: string[]): Promise<string[]> {
   const { rows } = await admin.query(
@@ -354,6 +381,38 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
       providerCharges.push(c.id);
       return true;
     });
+    // A capture beside a payment: an operator's capture of an authorization made just before
+    // (its own key, its action row, the provider's capture, the hold released and the capture
+    // posted in one statement), and the provider's capture alone.
+    const held = await authorizations(n(SIZES.capture));
+    record(
+      `capture ×${clients}`,
+      await measured(() =>
+        closedLoop(
+          clients,
+          held.length,
+          async (k) => (await capture(randomUUID(), held[k] as string)).status === 200,
+        ),
+      ),
+    );
+    const providerHolds: string[] = [];
+    await closedLoop(16, n(SIZES.capture), async () => {
+      const c = await charges.createCharge(
+        { amount: 2500, currency: "EUR", paymentMethod: "pm_card_visa", captureMethod: "manual" },
+        `bench_${randomUUID()}`,
+      );
+      providerHolds.push(c.id);
+      return true;
+    });
+    record(
+      `provider capture alone ×${clients}`,
+      await measured(() =>
+        closedLoop(clients, providerHolds.length, async (k) => {
+          const c = await charges.captureCharge(providerHolds[k] as string, {}, `bench_${randomUUID()}`);
+          return c.status === "succeeded";
+        }),
+      ),
+    );
     record(
       `provider refund alone ×${clients}`,
       await measured(() =>
@@ -607,6 +666,13 @@ function report() {
   );
   console.log(
     `provider refund alone ×1 p50 / provider charge alone ×1 p50: ${byPass("provider refund alone ×1", "provider charge alone ×1", "p50")}`,
+  );
+  console.log(`capture ×1 p50 / fresh ×1 p50: ${byPass("capture ×1", "fresh ×1", "p50")}`);
+  console.log(
+    `capture ×16 throughput / fresh ×16 throughput: ${byPass("capture ×16", "fresh ×16", "perSecond")}`,
+  );
+  console.log(
+    `provider capture alone ×1 p50 / provider charge alone ×1 p50: ${byPass("provider capture alone ×1", "provider charge alone ×1", "p50")}`,
   );
   console.log(
     `Next, no database ×16 / catalog.list ×16 throughput: ${byPass("Next, no database (/api/health/live) ×16", "catalog.list ×16", "perSecond")}`,

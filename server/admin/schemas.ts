@@ -188,7 +188,10 @@ export const ZLedgerBalance = z.object({
 export const ZMismatch = z.object({
   /**
    * charge_without_postings, postings_without_charge, amount_mismatch, currency_mismatch,
-   * declined_with_postings, duplicate_charge, succeeded_without_receipt or stale_pending_payment.
+   * declined_with_postings, duplicate_charge, succeeded_without_receipt, stale_pending_payment;
+   * for refunds refund_without_postings, postings_without_refund, refund_amount_mismatch,
+   * refund_beyond_charge; for authorizations capture_without_postings, hold_released_at_provider,
+   * hold_amount_mismatch, captured_amount_mismatch, captured_after_cancel, hold_open_at_provider.
    * A string, not an enum: a kind the reconciler learns later must not make stored reports
    * unreadable here.
    */

@@ -1,6 +1,14 @@
-import type { LedgerEntry, Payment } from "../generated/prisma/client";
 import type { Charge } from "../provider";
+import {
+  type AuthorizationMismatchKind,
+  checkAuthorization,
+  checkCapturedAmount,
+  isAuthorizationState,
+  type PaymentWithEntries,
+} from "./authorizations";
 import type { RefundMismatchKind } from "./refunds";
+
+export type { PaymentWithEntries };
 
 export type MismatchKind =
   | "charge_without_postings"
@@ -11,7 +19,8 @@ export type MismatchKind =
   | "duplicate_charge"
   | "succeeded_without_receipt"
   | "stale_pending_payment"
-  | RefundMismatchKind;
+  | RefundMismatchKind
+  | AuthorizationMismatchKind;
 
 export interface Mismatch {
   kind: MismatchKind;
@@ -22,7 +31,13 @@ export interface Mismatch {
   detail: string;
 }
 
-export type PaymentWithEntries = Payment & { ledgerEntries: LedgerEntry[] };
+/** A run's clock: charges created after `bookingMs` may still be on their way to the books. */
+export interface CheckTimes {
+  nowMs: number;
+  bookingMs: number;
+  /** An expiry whose deadline passed after this is the completer's still. */
+  expiryMs: number;
+}
 
 /**
  * One provider charge against our books. Each charge must be its payment's own: a charge whose
@@ -33,11 +48,11 @@ export type PaymentWithEntries = Payment & { ledgerEntries: LedgerEntry[] };
 export function checkCharge(
   charge: Charge,
   payments: { byId: Map<string, PaymentWithEntries>; byCharge: Map<string, PaymentWithEntries> },
-  bookingCutoffMs: number,
+  times: CheckTimes,
 ): Mismatch | null {
   const namedId = charge.metadata.payment_id ?? null;
   const payment = (namedId && payments.byId.get(namedId)) || payments.byCharge.get(charge.id);
-  const settled = Date.parse(charge.createdAt) <= bookingCutoffMs;
+  const settled = Date.parse(charge.createdAt) <= times.bookingMs;
   const moneyTaken = charge.status === "succeeded";
   if (!payment) {
     if (!moneyTaken || !settled) return null;
@@ -61,10 +76,28 @@ export function checkCharge(
       detail: `a second charge ${charge.id} for payment ${payment.id}, which is booked with ${payment.providerChargeId}`,
     };
   }
-  const clearing = payment.ledgerEntries.find((e) => e.entryType === "provider_clearing");
+  return checkAgainstCharge(payment, charge, times, settled);
+}
+
+/**
+ * One payment against its own charge. A manual payment's hold and its resolution are compared by
+ * checkAuthorization; what was posted (captured), for every payment, here. Pending entries (a
+ * hold and its release) are not postings.
+ */
+function checkAgainstCharge(
+  payment: PaymentWithEntries,
+  charge: Charge,
+  times: CheckTimes,
+  settled: boolean,
+): Mismatch | null {
+  if (isAuthorizationState(payment))
+    return checkAuthorization(charge, payment, { ms: times.nowMs, expiryCutoffMs: times.expiryMs });
+  const moneyTaken = charge.status === "succeeded";
+  const posted = payment.ledgerEntries.filter((e) => !e.pending);
+  const clearing = posted.find((e) => e.entryType === "provider_clearing");
   // Declined, canceled or not final yet: nothing taken, so no postings is right.
   if (!moneyTaken) {
-    return payment.ledgerEntries.length > 0
+    return posted.length > 0
       ? {
           kind: "declined_with_postings",
           paymentId: payment.id,
@@ -91,19 +124,29 @@ export function checkCharge(
       detail: `charge in ${charge.currency.toUpperCase()}, ledger in ${clearing.currency}`,
     };
   }
-  if (Number(clearing.amountMinor) !== charge.amount) {
+  const capturedAmount = checkCapturedAmount(charge, payment);
+  if (capturedAmount) return capturedAmount;
+  // What was taken: all of an automatic payment, a manual one's capture (perhaps less).
+  if (Number(clearing.amountMinor) !== charge.amountReceived) {
     return {
       kind: "amount_mismatch",
       paymentId: payment.id,
       chargeId: charge.id,
-      detail: `charge of ${charge.amount}, ledger of ${clearing.amountMinor}`,
+      detail: `charge of ${charge.amountReceived}, ledger of ${clearing.amountMinor}`,
     };
   }
   return null;
 }
 
-/** A booked payment against the provider's copy of its charge (null: the provider has none). */
-export function checkBooking(payment: PaymentWithEntries, charge: Charge | null): Mismatch | null {
+/**
+ * A booked payment (postings, or a hold) against the provider's copy of its charge, asked for
+ * directly (null: the provider has none).
+ */
+export function checkBooking(
+  payment: PaymentWithEntries,
+  charge: Charge | null,
+  times: CheckTimes,
+): Mismatch | null {
   if (!charge) {
     return {
       kind: "postings_without_charge",
@@ -112,13 +155,5 @@ export function checkBooking(payment: PaymentWithEntries, charge: Charge | null)
       detail: "the ledger booked a charge the provider does not have",
     };
   }
-  if (charge.status !== "succeeded") {
-    return {
-      kind: "declined_with_postings",
-      paymentId: payment.id,
-      chargeId: charge.id,
-      detail: `the provider's charge is ${charge.status}`,
-    };
-  }
-  return null;
+  return checkAgainstCharge(payment, charge, times, true);
 }

@@ -1,12 +1,8 @@
 import { type Db, newId } from "../db";
 import { type Charge, isProviderError, type PaymentProvider } from "../provider";
-import {
-  checkBooking,
-  checkCharge,
-  type Mismatch,
-  type MismatchKind,
-  type PaymentWithEntries,
-} from "./checks";
+import { AUTHORIZATION_MISMATCH_KINDS } from "./authorizations";
+import { checkBookings, confirmed, PAYMENT_INCLUDE } from "./booked";
+import { type CheckTimes, checkCharge, type Mismatch, type MismatchKind } from "./checks";
 import { OPEN_LIMIT, type OpenMismatch, openMismatches, recordFindings } from "./open-mismatches";
 import { checkRefunds } from "./refunds";
 
@@ -69,7 +65,7 @@ export async function runReconciliation(
   }
 
   const named = [...charges.values()].flatMap((c) => (c.metadata.payment_id ? [c.metadata.payment_id] : []));
-  const payments = await deps.prisma.payment.findMany({
+  const inWindow = await deps.prisma.payment.findMany({
     where: {
       OR: [
         { createdAt: { gte: windowStart } },
@@ -78,19 +74,31 @@ export async function runReconciliation(
         { id: { in: [...named, ...carried.paymentIds].filter(isUuid) } },
       ],
     },
-    include: { ledgerEntries: true },
+    include: PAYMENT_INCLUDE,
   });
-  const byId = new Map(payments.map((p) => [p.id, p]));
+  // Every open authorization however old (a hold lives for days): its charge is asked for below.
+  const holds = await deps.prisma.payment.findMany({
+    where: { captureBefore: { not: null } },
+    include: PAYMENT_INCLUDE,
+    orderBy: { captureBefore: "asc" },
+    take: CARRIED_LIMIT,
+  });
+  const byId = new Map([...holds, ...inWindow].map((p) => [p.id, p]));
+  const payments = [...byId.values()];
   const byCharge = new Map(payments.flatMap((p) => (p.providerChargeId ? [[p.providerChargeId, p]] : [])));
 
   if (providerError === null) {
-    const bookingCutoff = ago(opts.graceSeconds ?? 60).getTime();
-    for (const charge of charges.values()) {
-      const found = checkCharge(charge, { byId, byCharge }, bookingCutoff);
-      if (found) mismatches.push(found);
-    }
+    const times: CheckTimes = {
+      nowMs: startedAt.getTime(),
+      bookingMs: ago(opts.graceSeconds ?? 60).getTime(),
+      expiryMs: ago(opts.graceSeconds ?? 60).getTime(),
+    };
     try {
-      mismatches.push(...(await checkBookings(deps.provider, payments, charges)));
+      for (const charge of charges.values()) {
+        const found = checkCharge(charge, { byId, byCharge }, times);
+        if (found) mismatches.push(...(await confirmed(deps, found, byId, times)));
+      }
+      mismatches.push(...(await checkBookings(deps, payments, charges, times)));
     } catch (error) {
       if (!isProviderError(error)) throw error;
       providerError = error.message;
@@ -115,6 +123,7 @@ export async function runReconciliation(
     ago(opts.pendingGraceSeconds ?? 600),
   );
   mismatches.push(...ours.found);
+  if (holds.length >= CARRIED_LIMIT) ours.truncated.push(...AUTHORIZATION_MISMATCH_KINDS);
 
   const id = newId();
   await recordFindings(deps.prisma, {
@@ -167,23 +176,6 @@ async function ourCharges(provider: PaymentProvider, since: Date, carriedIds: st
     if (c && isOurs(c)) charges.set(c.id, c);
   }
   return charges;
-}
-
-/** Booked payments whose charge the listing did not show: asked for directly. */
-async function checkBookings(
-  provider: PaymentProvider,
-  payments: PaymentWithEntries[],
-  charges: Map<string, Charge>,
-) {
-  const found: Mismatch[] = [];
-  for (const payment of payments) {
-    if (payment.ledgerEntries.length === 0) continue;
-    if (payment.providerChargeId && charges.has(payment.providerChargeId)) continue;
-    const charge = payment.providerChargeId ? await provider.getCharge(payment.providerChargeId) : null;
-    const mismatch = checkBooking(payment, charge);
-    if (mismatch) found.push(mismatch);
-  }
-  return found;
 }
 
 /** Our side alone, at any age: payments still pending, and successes still without a receipt. */

@@ -51,7 +51,7 @@ export async function checkRefunds(
 ): Promise<RefundMismatch[]> {
   const found: RefundMismatch[] = [];
   const ours = await deps.prisma.$queryRaw<OurRefund[]>`
-    SELECT r.id::text, r.payment_id::text, p.provider_charge_id, p.amount_minor AS captured, r.currency, r.status,
+    SELECT r.id::text, r.payment_id::text, p.provider_charge_id, coalesce(p.captured_minor, p.amount_minor) AS captured, r.currency, r.status,
            r.provider_refund_id, r.provider_key,
            (SELECT sum(e.amount_minor) FROM ledger_entries e WHERE e.refund_id = r.id AND e.entry_type = 'refund_revenue')::bigint AS reversed
       FROM refunds r JOIN payments p ON p.id = r.payment_id
@@ -88,12 +88,17 @@ export async function checkRefunds(
   const payments = await deps.prisma.payment.findMany({
     // Through the capture, where a charge id is indexed (refunds are of captured charges).
     where: { ledgerTransactions: { some: { providerChargeId: { in: [...chargeIds] } } } },
-    select: { id: true, providerChargeId: true, amountMinor: true },
+    select: { id: true, providerChargeId: true, amountMinor: true, capturedMinor: true },
   });
   const paymentOfCharge = new Map(payments.map((p) => [p.providerChargeId as string, p.id]));
   for (const p of payments)
     if (!byPayment.has(p.id))
-      byPayment.set(p.id, { captured: p.amountMinor, reversed: 0, charge: p.providerChargeId as string });
+      byPayment.set(p.id, {
+        // A manual capture may have taken less than was authorized.
+        captured: p.capturedMinor ?? p.amountMinor,
+        reversed: 0,
+        charge: p.providerChargeId as string,
+      });
   const theirs = new Map<string, Refund>();
   for (const charge of paymentOfCharge.keys())
     for await (const r of deps.provider.listRefunds({ charge })) theirs.set(r.id, r);

@@ -5,6 +5,10 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./core/retry.js";
 import { type CheckoutError, checkoutError, isCheckoutError } from "./errors.js";
 import type { components, paths } from "./generated/api.js";
 import {
+  type CancelRequest,
+  type CaptureRequest,
+  describeRequest,
+  type IntentRequest,
   type IntentStore,
   type Payment,
   type PaymentRequest,
@@ -16,7 +20,10 @@ import {
 export interface ClientOptions {
   /** The deployment, e.g. `http://localhost:3000` (the API is under `/api/v1`). */
   baseUrl: string;
-  /** A customer API key, sent as `Authorization: Bearer`. */
+  /**
+   * A customer API key, sent as `Authorization: Bearer`; for the operators' calls
+   * (`payments.capture`, `payments.cancel`), the deployment's `ADMIN_TOKEN`.
+   */
   apiKey: string;
   /** Where intents wait for their final answer: `fileStore`, `pgStore` or `memoryStore`. */
   store: IntentStore;
@@ -68,17 +75,7 @@ export function createClient(options: ClientOptions) {
   async function settlePayment(intent: StoredIntent): Promise<PaymentResult> {
     // Answered before (the caller may have crashed before it read the answer): the same answer.
     if (intent.answer) return answered(intent, intent.answer.status, intent.answer.body, true);
-    const settled = await untilFinal(
-      (signal) =>
-        attemptOf(() =>
-          api.POST("/payments", {
-            params: { header: { "Idempotency-Key": intent.key } },
-            body: intent.request.body,
-            signal,
-          }),
-        ),
-      loop,
-    );
+    const settled = await untilFinal((signal) => attemptOf(() => send(intent, signal)), loop);
     if (settled.kind === "deadline")
       throw deadlineError(
         errorOf(settled.failure, intent.intentId, false),
@@ -96,6 +93,53 @@ export function createClient(options: ClientOptions) {
     if (!awaitingShopper)
       await store.settle?.(intent, { status, body, answeredAt: new Date().toISOString() });
     return answered(intent, status, body, replayed);
+  }
+
+  /** One attempt of an intent's request, with its stored key. */
+  function send(intent: StoredIntent, signal: AbortSignal) {
+    const header = { "Idempotency-Key": intent.key };
+    switch (intent.request.operation) {
+      case "payments.create":
+        return api.POST("/payments", { params: { header }, body: intent.request.body, signal });
+      case "payments.capture": {
+        const { paymentId, amountMinor } = intent.request.body;
+        return api.POST("/payments/{id}/capture", {
+          params: { header, path: { id: paymentId } },
+          body: amountMinor === undefined ? {} : { amountMinor },
+          signal,
+        });
+      }
+      case "payments.cancel":
+        return api.POST("/payments/{id}/cancel", {
+          params: { header, path: { id: intent.request.body.paymentId } },
+          // The document declares no body, yet the server answers a POST without a JSON
+          // content type 415: an empty object satisfies both.
+          body: {} as never,
+          signal,
+        });
+    }
+  }
+
+  /**
+   * Stores a new intent for `wanted` (or finds the one stored under its id) before anything is
+   * sent, then settles it: the same intent id always sends the same key.
+   */
+  async function keyed(wanted: IntentRequest, intentId: string): Promise<PaymentResult> {
+    if (typeof intentId !== "string" || intentId === "")
+      throw new TypeError(`${wanted.operation}: intentId must be a non-empty string`);
+    const stored = await store.create({
+      intentId,
+      key: crypto.randomUUID(),
+      request: wanted,
+      createdAt: new Date().toISOString(),
+    });
+    if (!sameRequest(stored.request, wanted))
+      throw checkoutError(
+        "intent-conflict",
+        `Intent ${intentId} is stored for another request (${describeRequest(stored.request)})`,
+        { intentId, final: false },
+      );
+    return settle(stored);
   }
 
   function answered(intent: StoredIntent, status: number, body: unknown, replayed: boolean): PaymentResult {
@@ -124,31 +168,32 @@ export function createClient(options: ClientOptions) {
        * request) until `forget(intentId)`; running out of time throws `deadline-exceeded`.
        */
       async create(request: PaymentRequest, opts: { intentId?: string } = {}): Promise<PaymentResult> {
-        const intentId = opts.intentId ?? crypto.randomUUID();
-        if (typeof intentId !== "string" || intentId === "")
-          throw new TypeError("payments.create: intentId must be a non-empty string");
-        const wanted = {
-          operation: "payments.create" as const,
-          body: {
-            orderId: request.orderId,
-            paymentMethod: request.paymentMethod,
-            ...(request.captureMethod && { captureMethod: request.captureMethod }),
-            ...(request.returnUrl && { returnUrl: request.returnUrl }),
-          },
+        const body = {
+          orderId: request.orderId,
+          paymentMethod: request.paymentMethod,
+          ...(request.captureMethod && { captureMethod: request.captureMethod }),
+          ...(request.returnUrl && { returnUrl: request.returnUrl }),
         };
-        const stored = await store.create({
-          intentId,
-          key: crypto.randomUUID(),
-          request: wanted,
-          createdAt: new Date().toISOString(),
-        });
-        if (!sameRequest(stored.request, wanted))
-          throw checkoutError(
-            "intent-conflict",
-            `Intent ${intentId} is stored for another request (order ${stored.request.body.orderId}, ${stored.request.body.paymentMethod})`,
-            { intentId, final: false },
-          );
-        return settle(stored);
+        return keyed({ operation: "payments.create", body }, opts.intentId ?? crypto.randomUUID());
+      },
+      /**
+       * For operators (`apiKey`: the `ADMIN_TOKEN`): captures an authorized payment, all of it or
+       * `amountMinor`, keyed like `create`: the intent and its key are stored first, every retry
+       * sends that key, the final answer is kept with the intent. Of a capture, a cancel and the
+       * expiry racing, one wins: a 409 `payment-not-capturable` with `Retry-After` (the winner is
+       * still running) is retried, without it (another won) it is final and thrown.
+       */
+      async capture(request: CaptureRequest, opts: { intentId?: string } = {}): Promise<PaymentResult> {
+        const body = {
+          paymentId: request.paymentId,
+          ...(request.amountMinor !== undefined && { amountMinor: request.amountMinor }),
+        };
+        return keyed({ operation: "payments.capture", body }, opts.intentId ?? crypto.randomUUID());
+      },
+      /** For operators: cancels an authorized payment (the hold released), keyed like `capture`. */
+      async cancel(request: CancelRequest, opts: { intentId?: string } = {}): Promise<PaymentResult> {
+        const body = { paymentId: request.paymentId };
+        return keyed({ operation: "payments.cancel", body }, opts.intentId ?? crypto.randomUUID());
       },
       /** A payment of this account. */
       async get(id: string) {

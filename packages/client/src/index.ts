@@ -5,6 +5,8 @@ export { type CheckoutClient, type ClientOptions, createClient, type IntentOutco
 export type { RetryPolicy } from "./core/retry.js";
 export type { ApiProblemCode, CheckoutError, CheckoutErrorCode } from "./errors.js";
 export type {
+  CancelRequest,
+  CaptureRequest,
   IntentRequest,
   IntentStore,
   Payment,

@@ -17,8 +17,17 @@ export type PaymentRequest = {
   returnUrl?: string;
 };
 
+/** An operator's capture of an authorized payment: all of it, or `amountMinor` (the rest is released). */
+export type CaptureRequest = { paymentId: string; amountMinor?: number };
+
+/** An operator's cancel of an authorized payment: the hold released, nothing charged. */
+export type CancelRequest = { paymentId: string };
+
 /** The operations an intent can stand for (refunds join here when the API has them). */
-export type IntentRequest = { operation: "payments.create"; body: PaymentRequest };
+export type IntentRequest =
+  | { operation: "payments.create"; body: PaymentRequest }
+  | { operation: "payments.capture"; body: CaptureRequest }
+  | { operation: "payments.cancel"; body: CancelRequest };
 
 /** The SDK's intents: see the core's `StoredIntent` (`@idempotent-checkout/client/core`). */
 export type StoredIntent = core.StoredIntent<IntentRequest>;
@@ -36,7 +45,35 @@ export type PaymentResult = Payment & {
   replayed: boolean;
 };
 
-export const sameRequest = (a: IntentRequest, b: IntentRequest) =>
-  a.operation === b.operation &&
-  a.body.orderId.toLowerCase() === b.body.orderId.toLowerCase() &&
-  a.body.paymentMethod === b.body.paymentMethod;
+/** Whether two intents ask for the same thing (ids compared as the API does, case aside). */
+export function sameRequest(a: IntentRequest, b: IntentRequest): boolean {
+  const same = (x: string, y: string) => x.toLowerCase() === y.toLowerCase();
+  switch (a.operation) {
+    case "payments.create":
+      return (
+        b.operation === a.operation &&
+        same(a.body.orderId, b.body.orderId) &&
+        a.body.paymentMethod === b.body.paymentMethod
+      );
+    case "payments.capture":
+      return (
+        b.operation === a.operation &&
+        same(a.body.paymentId, b.body.paymentId) &&
+        a.body.amountMinor === b.body.amountMinor
+      );
+    case "payments.cancel":
+      return b.operation === a.operation && same(a.body.paymentId, b.body.paymentId);
+  }
+}
+
+/** An intent's request in a few words, for an `intent-conflict` message. */
+export function describeRequest(r: IntentRequest): string {
+  switch (r.operation) {
+    case "payments.create":
+      return `a payment of order ${r.body.orderId} with ${r.body.paymentMethod}`;
+    case "payments.capture":
+      return `a capture of ${r.body.amountMinor ?? "all"} of payment ${r.body.paymentId}`;
+    case "payments.cancel":
+      return `a cancel of payment ${r.body.paymentId}`;
+  }
+}

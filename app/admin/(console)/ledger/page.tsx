@@ -21,6 +21,16 @@ const MISMATCH_LABELS: Record<string, string> = {
   duplicate_charge: "Duplicate charge",
   succeeded_without_receipt: "Succeeded, no receipt",
   stale_pending_payment: "Pending for too long",
+  refund_without_postings: "Refund without postings",
+  postings_without_refund: "Postings without refund",
+  refund_amount_mismatch: "Refund amount mismatch",
+  refund_beyond_charge: "Refunded beyond the charge",
+  capture_without_postings: "Captured at the provider, authorized here",
+  hold_released_at_provider: "Released at the provider, held here",
+  hold_amount_mismatch: "Hold amount mismatch",
+  captured_amount_mismatch: "Captured amount mismatch",
+  captured_after_cancel: "Canceled here, captured at the provider",
+  hold_open_at_provider: "Canceled here, held at the provider",
 };
 
 async function runReconciliation(_previous: RunState, _form: FormData): Promise<RunState> {
