@@ -1,6 +1,5 @@
 export type { ActionRequest } from "./create";
 export { EXPIRY_KEY_PREFIX, expireAuthorizations } from "./expiry";
-export { authorizationStats } from "./stats";
 export {
   type AuthorizationDeps,
   CANCEL_PROCEDURE,
@@ -9,3 +8,4 @@ export {
   capture,
   type StoredActionParams,
 } from "./operations";
+export { authorizationStats } from "./stats";

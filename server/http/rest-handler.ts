@@ -107,6 +107,12 @@ async function answer(
     if (capped === null)
       return problemResponse(problemOf("payload-too-large", `Request bodies are limited to ${cap} bytes.`));
     body = capped;
+    // A POST without a body (a cancel, a rotation) is an empty JSON object, not a 415: the
+    // generator asks for a JSON content type even where the operation takes no body.
+    if (body.byteLength === 0 && !headers.has("content-type")) {
+      headers.set("content-type", "application/json");
+      body = new TextEncoder().encode("{}") as Uint8Array<ArrayBuffer>;
+    }
   }
   const request = new Request(req.url, { method: req.method, headers, body });
 
