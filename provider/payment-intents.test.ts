@@ -228,8 +228,8 @@ describe("parameters, checked as Stripe checks them (nothing stored)", () => {
     [{ amount: 1850, currency: "jpy" }, null, null],
     [{ amount: 40, currency: "jpy" }, "amount_too_small", "amount"],
     [{ amount: 5125, currency: "kwd" }, "amount_not_in_steps", "amount"],
-    // Unlike Stripe, a currency it does not list is taken (tests invent codes for their own ledgers).
-    [{ amount: 1, currency: "qzz" }, null, null],
+    // A currency Stripe does not list is refused, as Stripe refuses it.
+    [{ amount: 100, currency: "qzz" }, "parameter_invalid", "currency"],
   ])(
     "amounts as Stripe takes them in their currency (decision 0175): %j → %s",
     async (params, code, param) => {

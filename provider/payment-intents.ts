@@ -112,11 +112,15 @@ export function readCreate(params: Params) {
       "return_url",
       "parameter_invalid",
     );
-  // What Stripe takes in the currency: its minimum, maximum and steps (decision 0175). A currency
-  // Stripe does not list is taken, unlike Stripe: tests invent codes to keep their ledgers apart.
+  // What Stripe takes in the currency: one it lists, its minimum, maximum and steps (decision 0175).
   const problem = amountProblem(input.amount, input.currency, "charge");
-  if (problem && problem.code !== "currency_unknown")
-    throw new ParamError(problem.message, "amount", problem.code);
+  if (problem?.code === "currency_unknown")
+    throw new ParamError(
+      `Invalid currency: ${input.currency}. Stripe currently supports these currencies: see docs.stripe.com/currencies.`,
+      "currency",
+      "parameter_invalid",
+    );
+  if (problem) throw new ParamError(problem.message, "amount", problem.code);
   if (input.confirm && !input.paymentMethod)
     throw new ParamError(
       "You cannot confirm this PaymentIntent because it's missing a payment method.",

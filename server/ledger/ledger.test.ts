@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CURRENCY_CODES } from "../../shared/currency";
 import { db } from "../db";
 import { createTestAccount } from "../test/fixtures";
 import { createTestOrder } from "../test/payments";
-import { postPaymentCapture } from "./postings";
+import { ensureHouseAccounts, postPaymentCapture } from "./postings";
 import { ledgerBalances, verifyLedger } from "./verify";
 
 /** A pending payment row to hang ledger entries on, written directly. */
@@ -138,5 +139,17 @@ describe("the database keeps the ledger's invariants", () => {
     const check = await verifyLedger(db());
     expect(check.balanced).toBe(true);
     expect(check.totals.every((t) => t.sumMinor === 0)).toBe(true);
+  });
+
+  it("keeps accounts only in the currencies Stripe lists: the database's list is shared/currency's", async () => {
+    await expect(
+      db()
+        .$executeRaw`INSERT INTO ledger_accounts (code, name, currency, normal_side) VALUES ('provider_clearing', 'x', 'QQQ', 'debit')`,
+    ).rejects.toThrow(/ledger_accounts_currency_listed/);
+    await expect(ensureHouseAccounts(db(), "QQQ")).rejects.toThrow(/not a currency Stripe lists/);
+    const [check] = await db().$queryRaw<{ def: string }[]>`
+      SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'ledger_accounts_currency_listed'`;
+    const listed = [...(check?.def ?? "").matchAll(/'([A-Z]{3})'/g)].map((m) => m[1]).sort();
+    expect(listed).toEqual([...CURRENCY_CODES].sort());
   });
 });

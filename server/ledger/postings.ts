@@ -1,4 +1,5 @@
 import { type Cte, requirement, type Sql, StatementBuilder, sql } from "@idempotent-checkout/idempotency/sql";
+import { isCurrencyCode } from "../../shared/currency";
 import { type Db, newId, rawQuery, type Tx } from "../db";
 
 /** The house accounts of one currency; created on first use for currencies beyond the seeded one. */
@@ -116,8 +117,13 @@ function pendingLegs(
   return { transactionId };
 }
 
-/** Creates a currency's house accounts if missing; concurrent calls are harmless. */
+/**
+ * Creates a currency's house accounts if missing; concurrent calls are harmless. Only in a
+ * currency Stripe lists (shared/currency; the database checks the same list).
+ */
 export async function ensureHouseAccounts(db: Tx | Db, currency: string): Promise<void> {
+  if (!isCurrencyCode(currency))
+    throw new Error(`no ledger accounts in ${currency}: not a currency Stripe lists (shared/currency)`);
   for (const a of HOUSE_ACCOUNTS) {
     await db.$executeRaw`
       INSERT INTO ledger_accounts (code, name, currency, normal_side)
