@@ -100,7 +100,8 @@ const server = await startServer();
 const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
 const alice = "Bearer sk_test_alice";
 // Imported here, after the environment above: the binding reads the app's environment on import.
-const { httpProvider } = await import("../../server/provider");
+const { httpProvider, UNSET_TEST_KEY } = await import("../../server/provider");
+const PLAIN_SECRET = process.env.PAYMENT_PROVIDER_SECRET || UNSET_TEST_KEY;
 const charges = httpProvider({ baseUrl: provider.url, timeoutMs: 10_000 });
 const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
 
@@ -224,6 +225,31 @@ async function postmasterOf(url: string): Promise<number | undefined> {
 
 /** CPU ms of the Next server's process tree, for `measured`. */
 const serverCpu = () => cpuMs(server.pid as number);
+/** This process: the load's client side (the SDK's work, or a plain request's). */
+const benchCpu = () => cpuMs(process.pid);
+
+/** A PaymentIntent created and confirmed with one form-encoded POST, no SDK: the SDK's baseline. */
+async function plainCharge(): Promise<string> {
+  const key = `bench_${randomUUID()}`;
+  const res = await fetch(`${provider.url}/v1/payment_intents`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${PLAIN_SECRET}`,
+      "content-type": "application/x-www-form-urlencoded",
+      "idempotency-key": key,
+    },
+    body: new URLSearchParams({
+      amount: "2500",
+      currency: "eur",
+      payment_method: "pm_card_visa",
+      confirm: "true",
+      "automatic_payment_methods[enabled]": "true",
+      "automatic_payment_methods[allow_redirects]": "never",
+      "metadata[idempotency_key]": key,
+    }),
+  });
+  return ((await res.json()) as { status?: string }).status ?? String(res.status);
+}
 /**
  * CPU ms of this process, for the in-process comparisons: the app's code runs here, so their
  * "server" column is this process.
@@ -315,16 +341,27 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
         ),
       ),
     );
+    // The same charge through Stripe's SDK (the app's binding) and as one plain HTTP request:
+    // this process's CPU per charge, side by side, is the SDK's cost per payment (issue 39).
     record(
       `provider charge alone ×${clients}`,
-      await measured(() =>
-        closedLoop(clients, n(SIZES.charge), async () => {
-          const charge = await charges.createCharge(
-            { amount: 2500, currency: "EUR", paymentMethod: "pm_card_visa" },
-            `bench_${randomUUID()}`,
-          );
-          return charge.status === "succeeded";
-        }),
+      await measured(
+        () =>
+          closedLoop(clients, n(SIZES.charge), async () => {
+            const charge = await charges.createCharge(
+              { amount: 2500, currency: "EUR", paymentMethod: "pm_card_visa" },
+              `bench_${randomUUID()}`,
+            );
+            return charge.status === "succeeded";
+          }),
+        benchCpu,
+      ),
+    );
+    record(
+      `provider charge, plain HTTP ×${clients}`,
+      await measured(
+        () => closedLoop(clients, n(SIZES.charge), async () => (await plainCharge()) === "succeeded"),
+        benchCpu,
       ),
     );
     record(
@@ -654,6 +691,8 @@ function report() {
     (results[a] ?? [])
       .map((r, p) => fmt(r[key] / ((results[b] ?? [])[p]?.[key] ?? Number.NaN), 3))
       .join(" / ");
+  const perPassOf = (name: string, read: (r: Measured) => number) =>
+    (results[name] ?? []).map((r) => fmt(read(r), 2)).join(" / ");
   console.log("\nratios (per pass)");
   console.log(
     `fresh ×16 throughput / catalog.list ×16 throughput: ${byPass("fresh ×16", "catalog.list ×16", "perSecond")}`,
@@ -674,6 +713,13 @@ function report() {
   console.log(
     `provider capture alone ×1 p50 / provider charge alone ×1 p50: ${byPass("provider capture alone ×1", "provider charge alone ×1", "p50")}`,
   );
+  for (const c of CLIENTS) {
+    const sdk = `provider charge alone ×${c}`;
+    const plain = `provider charge, plain HTTP ×${c}`;
+    console.log(
+      `SDK / plain HTTP ×${c}: p50 ${byPass(sdk, plain, "p50")}; this process's CPU per charge ${perPassOf(sdk, (r) => r.cpu?.server ?? Number.NaN)} vs ${perPassOf(plain, (r) => r.cpu?.server ?? Number.NaN)} ms (the SDK's cost per payment: ${(results[sdk] ?? []).map((r, p) => fmt((r.cpu?.server ?? Number.NaN) - ((results[plain] ?? [])[p]?.cpu?.server ?? Number.NaN), 2)).join(" / ")} ms)`,
+    );
+  }
   console.log(
     `Next, no database ×16 / catalog.list ×16 throughput: ${byPass("Next, no database (/api/health/live) ×16", "catalog.list ×16", "perSecond")}`,
   );
