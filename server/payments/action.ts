@@ -35,7 +35,17 @@ export async function awaitingAction(
   );
   // Settled meanwhile by another attempt that took our key over.
   if (!state) throw new LeaseLostError();
-  if (state.expired) return { charge: await cancelAbandoned(deps.provider, owner, charge) };
+  if (state.expired) {
+    // Read again just before the cancel: the charge above may be seconds old (a retry's listing, a
+    // slow provider), and a shopper who finished the step meanwhile is settled as they finished it
+    // (a manual payment's hold is cancelable, so a stale read would cancel an authorized payment).
+    const now = await askProvider(
+      () => deps.provider.getCharge(charge.id),
+      domainErrors.paymentInFlightAtProvider,
+    );
+    if (now && now.status !== "requires_action") return { charge: now };
+    return { charge: await cancelAbandoned(deps.provider, owner, charge) };
+  }
   if (charge.nextActionUrl !== row.actionUrl) {
     // Kept so the order page can send the shopper back to the step after a reload.
     await rawQuery(

@@ -59,22 +59,28 @@ export async function recordFindings(
   const covered = (m: Mismatch) =>
     !run.truncated.includes(m.kind) && (run.providerReached || OUR_SIDE.includes(m.kind));
   const fixed = run.openAtStart.filter((open) => covered(open) && !run.found.some((f) => sameItem(f, open)));
-  await prisma.$transaction(async (tx) => {
-    for (const m of run.found) {
-      await tx.$executeRaw`
-        INSERT INTO reconciliation_mismatches (kind, payment_id, charge_id, booked_charge_id, detail, last_run_id)
-        VALUES (${m.kind}, ${m.paymentId}, ${m.chargeId}, ${m.bookedChargeId ?? null}, ${m.detail}, ${run.id}::uuid)
-        ON CONFLICT (kind, coalesce(payment_id, ''), coalesce(charge_id, '')) WHERE resolved_at IS NULL
-        DO UPDATE SET last_seen_at = now(), detail = EXCLUDED.detail, last_run_id = EXCLUDED.last_run_id,
-                      booked_charge_id = EXCLUDED.booked_charge_id`;
-    }
-    if (fixed.length > 0) {
-      await tx.$executeRaw`
-        UPDATE reconciliation_mismatches
-           SET resolved_at = now(), resolved_by = 'evidence', resolution = ${`re-examined by run ${run.id}: no longer true`}
-         WHERE id = ANY(${fixed.map((m) => BigInt(m.id))}::bigint[]) AND resolved_at IS NULL`;
-    }
-  });
+  // One statement, whatever the number found: under load an interactive transaction of one
+  // insert per finding outlived its 5 s limit, and the operator's run answered 500.
+  const found = [
+    ...new Map(run.found.map((m) => [`${m.kind}\n${m.paymentId ?? ""}\n${m.chargeId ?? ""}`, m])).values(),
+  ];
+  await prisma.$executeRaw`
+    WITH found AS (
+      INSERT INTO reconciliation_mismatches (kind, payment_id, charge_id, booked_charge_id, detail, last_run_id)
+      SELECT f.kind, f.payment_id, f.charge_id, f.booked_charge_id, f.detail, ${run.id}::uuid
+        FROM unnest(${found.map((m) => m.kind)}::text[], ${found.map((m) => m.paymentId)}::text[],
+                    ${found.map((m) => m.chargeId)}::text[], ${found.map((m) => m.bookedChargeId ?? null)}::text[],
+                    ${found.map((m) => m.detail)}::text[])
+             AS f(kind, payment_id, charge_id, booked_charge_id, detail)
+      ON CONFLICT (kind, coalesce(payment_id, ''), coalesce(charge_id, '')) WHERE resolved_at IS NULL
+      DO UPDATE SET last_seen_at = now(), detail = EXCLUDED.detail, last_run_id = EXCLUDED.last_run_id,
+                    booked_charge_id = EXCLUDED.booked_charge_id
+      RETURNING id
+    )
+    UPDATE reconciliation_mismatches
+       SET resolved_at = now(), resolved_by = 'evidence', resolution = ${`re-examined by run ${run.id}: no longer true`}
+     WHERE id = ANY(${fixed.map((m) => BigInt(m.id))}::bigint[]) AND resolved_at IS NULL
+       AND (SELECT count(*) FROM found) >= 0`;
 }
 
 /** An operator closes an open mismatch (a refund made by hand, say), recorded with who and why. */
