@@ -126,7 +126,7 @@ test("a removed operator is signed out at once", async ({ page, browser }) => {
   await operator.page.getByLabel("Operator email").fill(otto.email);
   await operator.page.getByLabel("Your secret, or the admin token").fill(otto.secret);
   await operator.page.getByRole("button", { name: "Sign in" }).click();
-  await expect(operator.page.getByRole("alert")).toHaveText(
+  await expect(operator.page.locator("p[role=alert]")).toHaveText(
     "That email and secret do not match an operator.",
   );
   await operator.context.close();
