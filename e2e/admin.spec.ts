@@ -269,7 +269,7 @@ test("the security page lists admin sessions and the audit log; an operator ends
   // A state-changing action by the first session, through the page.
   await page.goto("/admin/ledger");
   await page.getByRole("button", { name: "Run reconciliation now" }).click();
-  await page.getByRole("navigation", { name: "Admin" }).getByRole("link", { name: "Security" }).click();
+  await page.getByRole("navigation", { name: "Admin" }).getByRole("link", { name: "Audit" }).click();
   const audit = page.getByRole("table", { name: "Audit log" });
   await expect(audit.getByRole("row").filter({ hasText: "reconcile.run" }).first()).toContainText(
     /session [0-9a-f-]{36}/,

@@ -305,7 +305,7 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   },
   ADMIN_TOKEN: {
     description:
-      "admin API token and admin sign-in; in production at least 32 random characters; changing it ends admin sessions",
+      "the first owner's bootstrap sign-in and the machine-to-machine admin API token (owner powers); in production at least 32 random characters; changing it ends the sessions it made, not named operators' (decision 0200)",
     default: "`admin_test` (not in production)",
   },
   METRICS_TOKEN: {

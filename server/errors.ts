@@ -11,6 +11,8 @@ export { ErrorDetails, errorDetailsOf } from "@idempotent-checkout/idempotency";
  */
 export const domainErrors = {
   notFound: (what: string) => new TRPCError({ code: "NOT_FOUND", message: `${what} not found.` }),
+  forbidden: (message: string) => new TRPCError({ code: "FORBIDDEN", message }),
+  conflict: (message: string) => new TRPCError({ code: "CONFLICT", message }),
   invalid: (message: string, details?: Record<string, unknown>) =>
     new TRPCError({ code: "BAD_REQUEST", message, cause: details ? new ErrorDetails(details) : undefined }),
   /**

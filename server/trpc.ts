@@ -3,7 +3,8 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import { looksLikeApiKey } from "./auth/api-key-format";
 import { clientAddress } from "./auth/client-address";
-import { recordAdminRefusal } from "./auth/refusals";
+import { recordAdminRefusal, recordRoleRefusal } from "./auth/refusals";
+import { type AdminRole, roleAllows } from "./auth/roles";
 import type { Context } from "./context";
 import { DATABASE_UNAVAILABLE_MESSAGE, databaseUnavailable } from "./db/unavailable";
 import { ErrorDetails, errorDetailsOf } from "./errors";
@@ -114,8 +115,36 @@ const requireAdmin = t.middleware(async ({ ctx, path, next }) => {
     throw new TRPCError({ code: "UNAUTHORIZED", message: "Admin authentication required." });
   }
   // Who acts, for the audit log (decision 0063); a principal built without one is an operator's tool.
-  return next({ ctx: { adminActor: ctx.principal.admin?.actor ?? "admin" } });
+  return next({
+    ctx: {
+      adminActor: ctx.principal.admin?.actor ?? "admin",
+      adminRole: ctx.principal.admin?.role ?? ("owner" as AdminRole),
+    },
+  });
 });
+
+/**
+ * The role a procedure needs (decision 0200), checked on the server whatever the page shows; a
+ * refusal is written to the audit log with the person's name.
+ */
+function requireRole(required: AdminRole) {
+  return t.middleware(async ({ ctx, path, next }) => {
+    const held = ctx.principal.admin?.role ?? "owner";
+    if (!roleAllows(held, required)) {
+      await recordRoleRefusal(ctx.prisma, {
+        actor: ctx.principal.admin?.actor ?? "admin",
+        address: clientAddress(ctx.reqHeaders),
+        subject: path,
+        required,
+      });
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `This needs the ${required} role; yours is ${held}.`,
+      });
+    }
+    return next();
+  });
+}
 
 /**
  * The admin procedure is audited from its authorization on (decision 0148): a caller refused
@@ -134,7 +163,12 @@ async function auditRefusedCall(ctx: Context, path: string): Promise<void> {
   });
 }
 
+/** Any person of the console, a viewer included: reads. */
 export const adminProcedure = t.procedure.meta({ admin: true }).use(requireAdmin);
+/** Acts on money and keys: refunds, captures, cancels, re-drives, reconciliations. */
+export const operatorProcedure = adminProcedure.use(requireRole("operator"));
+/** Manages the operators themselves. */
+export const ownerProcedure = adminProcedure.use(requireRole("owner"));
 
 /** The key header is checked first, before authentication and input validation. */
 const keyedProcedure = t.procedure.meta({ idempotent: true }).use(idempotency.keyHeader);
@@ -165,6 +199,7 @@ export function adminIdempotentProcedure<TSchema extends z.ZodType>(
     .meta({ idempotent: true, admin: true })
     .use(idempotency.keyHeader)
     .use(requireAdmin)
+    .use(requireRole("operator"))
     .use(async ({ ctx, next }) => next({ ctx: { account: await scope(ctx.prisma) } }))
     .input(input)
     .use(idempotency.claim<z.output<TSchema>>(options));

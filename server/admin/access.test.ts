@@ -31,6 +31,16 @@ const everyAdminCall = (admin: ReturnType<typeof createCaller>["admin"]) => ({
   "sessions.list": () => admin.sessions.list(),
   "sessions.end": () => admin.sessions.end({ id: "00000000-0000-4000-8000-000000000000" }),
   "audit.list": () => admin.audit.list(),
+  "operators.list": () => admin.operators.list(),
+  "operators.invite": () =>
+    admin.operators.invite({ email: "nobody@ops.example", name: "Nobody", role: "viewer" }),
+  "operators.setRole": () =>
+    admin.operators.setRole({ id: "00000000-0000-4000-8000-000000000000", role: "viewer" }),
+  "operators.remove": () => admin.operators.remove({ id: "00000000-0000-4000-8000-000000000000" }),
+  "operators.reissue": () => admin.operators.reissue({ id: "00000000-0000-4000-8000-000000000000" }),
+  "payments.list": () => admin.payments.list(),
+  "orders.list": () => admin.orders.list(),
+  "refunds.list": () => admin.refunds.list(),
 });
 
 describe("admin procedures", () => {

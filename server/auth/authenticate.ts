@@ -11,13 +11,17 @@ import { checkSecretFrom } from "./admin-token";
 import { type ApiKeyScope, isTestKey, looksLikeApiKey } from "./api-key-format";
 import { auth, SESSION_COOKIE } from "./auth";
 import { clientAddress } from "./client-address";
+import type { AdminRole } from "./roles";
 import { hashToken } from "./tokens";
 
 export interface Principal {
   account: { id: string; handle: string; name: string } | null;
   isAdmin: boolean;
-  /** Who acts as the admin, for the audit log: a session's id, or the Bearer ADMIN_TOKEN. */
-  admin?: { actor: string; sessionId?: string };
+  /**
+   * Who acts as the admin, for the audit log: a named operator, a session of ADMIN_TOKEN, or the
+   * Bearer ADMIN_TOKEN; and what they may do (decision 0200). Without a role, an owner (ADMIN_TOKEN).
+   */
+  admin?: { actor: string; sessionId?: string; role?: AdminRole; operatorId?: string };
   /** Present when the account came from an API key: what that key may do (decision 0062). */
   apiKeyScope?: ApiKeyScope;
   /**
@@ -134,7 +138,9 @@ export async function authenticate(
       address: clientAddress(headers),
       channel: "bearer",
     });
-    return check.ok ? { account: null, isAdmin: true, admin: { actor: "ADMIN_TOKEN (Bearer)" } } : ANONYMOUS;
+    return check.ok
+      ? { account: null, isAdmin: true, admin: { actor: "ADMIN_TOKEN (Bearer)", role: "owner" } }
+      : ANONYMOUS;
   }
   const cookies = headers.get("cookie");
   if (!cookies) return ANONYMOUS;
@@ -142,7 +148,11 @@ export async function authenticate(
   const adminSession = adminCookie ? await adminSessionFor(prisma, adminCookie, secrets.adminToken) : null;
   // No session cookie, no session query (the production name has a `__Secure-` prefix).
   const account = cookies.includes(`${SESSION_COOKIE}=`) ? await accountForSession(headers) : null;
-  return adminSession
-    ? { account, isAdmin: true, admin: { actor: `session ${adminSession.id}`, sessionId: adminSession.id } }
-    : { account, isAdmin: false };
+  if (!adminSession) return { account, isAdmin: false };
+  const { actor, id: sessionId, role, operator } = adminSession;
+  return {
+    account,
+    isAdmin: true,
+    admin: { actor, sessionId, role, ...(operator ? { operatorId: operator.id } : {}) },
+  };
 }

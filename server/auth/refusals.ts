@@ -33,3 +33,23 @@ export async function recordAdminRefusal(
     data: { id: newId(), actor, address, action: `refused ${channel}`, subject: subject ?? null, outcome },
   });
 }
+
+/**
+ * A signed-in person refused for their role (a viewer asking for a refund): always written, with
+ * their name, for they are known and cannot flood the log anonymously (decision 0200).
+ */
+export async function recordRoleRefusal(
+  prisma: Db,
+  refusal: { actor: string; address: string; subject: string; required: string },
+): Promise<void> {
+  await prisma.adminAuditEvent.create({
+    data: {
+      id: newId(),
+      actor: refusal.actor,
+      address: refusal.address,
+      action: "refused procedure",
+      subject: refusal.subject,
+      outcome: `failed: FORBIDDEN (needs ${refusal.required})`,
+    },
+  });
+}

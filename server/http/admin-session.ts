@@ -10,8 +10,9 @@ import {
   endAdminSession,
 } from "../auth/admin-sessions";
 import { checkSecretFrom } from "../auth/admin-token";
-import { authenticate } from "../auth/authenticate";
+import { authenticate, type Principal } from "../auth/authenticate";
 import { clientAddress } from "../auth/client-address";
+import { checkOperatorSignIn, operatorActor } from "../auth/operators";
 import { createContextInner } from "../context";
 import { db } from "../db";
 import { env } from "../env";
@@ -44,6 +45,36 @@ export async function signInAdmin(token: string): Promise<AdminSignIn> {
   return { ok: true };
 }
 
+/**
+ * A named operator's sign-in (decision 0200): their email and secret (throttled per address like
+ * the token), then a session row of theirs and the same cookie. The audit log names them.
+ */
+export async function signInOperator(email: string, secret: string): Promise<AdminSignIn> {
+  const reqHeaders = await headers();
+  const address = clientAddress(reqHeaders);
+  const check = await checkOperatorSignIn(db(), email, secret, address);
+  if (!check.ok) return check;
+  const session = await createAdminSession(db(), {
+    adminToken: env.ADMIN_TOKEN,
+    address,
+    userAgent: reqHeaders.get("user-agent"),
+    operatorId: check.operator.id,
+  });
+  (await cookies()).set(
+    adminCookieName(env.isProduction),
+    session.token,
+    adminCookieOptions(env.isProduction),
+  );
+  await recordAdminAction(db(), {
+    actor: operatorActor(check.operator),
+    address,
+    action: "signin",
+    subject: `admin session ${session.id}`,
+    outcome: "ok",
+  });
+  return { ok: true };
+}
+
 /** Ends this browser's session row (a copy of the cookie is then worthless) and clears the cookie. */
 export async function signOutAdmin(): Promise<void> {
   const jar = await cookies();
@@ -51,7 +82,7 @@ export async function signOutAdmin(): Promise<void> {
   const session = await adminSessionFor(db(), jar.get(name)?.value, env.ADMIN_TOKEN);
   if (session && (await endAdminSession(db(), session.id, "sign-out")))
     await recordAdminAction(db(), {
-      actor: `session ${session.id}`,
+      actor: session.actor,
       address: clientAddress(await headers()),
       action: "signout",
       outcome: "ok",
@@ -64,6 +95,12 @@ export async function signOutAdmin(): Promise<void> {
 export async function hasAdminSession(): Promise<boolean> {
   const principal = await authenticate(db(), await headers(), { adminToken: env.ADMIN_TOKEN });
   return principal.isAdmin;
+}
+
+/** Who is signed in to the console, for what a page shows (the server checks roles again). */
+export async function adminPrincipal(): Promise<NonNullable<Principal["admin"]> | null> {
+  const principal = await authenticate(db(), await headers(), { adminToken: env.ADMIN_TOKEN });
+  return principal.isAdmin ? (principal.admin ?? { actor: "admin", role: "owner" }) : null;
 }
 
 /**

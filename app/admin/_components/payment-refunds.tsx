@@ -5,7 +5,13 @@ import { RefundForm } from "./refund-form";
 import { Facts, Mono } from "./ui";
 
 /** What a payment captured and gave back, its refunds, and (while some is left) the Refund form. */
-export function PaymentRefunds({ payment: p }: { payment: TPaymentTrail }) {
+export function PaymentRefunds({
+  payment: p,
+  canRefund = true,
+}: {
+  payment: TPaymentTrail;
+  canRefund?: boolean;
+}) {
   if (p.status !== "succeeded" && p.refunds.length === 0) return null;
   return (
     <section className="refunds" aria-label={`Refunds of payment ${p.id}`}>
@@ -64,7 +70,10 @@ export function PaymentRefunds({ payment: p }: { payment: TPaymentTrail }) {
           </table>
         </div>
       )}
-      {p.status === "succeeded" && (
+      {p.status === "succeeded" && !canRefund && (
+        <p className="muted">Viewers read only: an operator or an owner refunds.</p>
+      )}
+      {p.status === "succeeded" && canRefund && (
         <RefundForm paymentId={p.id} currency={p.currency} refundableMinor={p.refundableMinor} />
       )}
     </section>

@@ -66,6 +66,11 @@ export function RefundForm({
       setInvalid(problem.message);
       return;
     }
+    // Capped at what the page last read as left; the server's own cap decides between tabs.
+    if (amountMinor > refundableMinor) {
+      setInvalid(`At most ${formatMoney(refundableMinor, currency)} is left to refund on this payment.`);
+      return;
+    }
     if (reason.trim() === "") {
       setInvalid("Say why the money goes back (a short reason).");
       return;
@@ -89,6 +94,7 @@ export function RefundForm({
             inputMode="decimal"
             autoComplete="off"
             value={amount}
+            aria-describedby={`${id}-summary`}
             onChange={(e) => setAmount(e.target.value)}
           />
         </div>
@@ -109,13 +115,48 @@ export function RefundForm({
           </button>
         </div>
       </fieldset>
-      {invalid && (
+      <RefundSummary
+        id={`${id}-summary`}
+        amount={amount}
+        currency={currency}
+        refundableMinor={refundableMinor}
+      />
+      {/* One outcome at a time: a new refusal replaces the last result rather than piling above it. */}
+      {invalid ? (
         <p role="alert" className="error">
           {invalid}
         </p>
+      ) : (
+        <RefundProgress state={state} currency={currency} refundableMinor={refundableMinor} />
       )}
-      <RefundProgress state={state} currency={currency} refundableMinor={refundableMinor} />
     </form>
+  );
+}
+
+/** What pressing Refund will do, read before pressing: the amount and what stays refundable. */
+function RefundSummary({
+  id,
+  amount,
+  currency,
+  refundableMinor,
+}: {
+  id: string;
+  amount: string;
+  currency: string;
+  refundableMinor: number;
+}) {
+  const amountMinor = parseMoney(amount, currency);
+  const left = formatMoney(refundableMinor, currency);
+  const text =
+    amountMinor === null || amountMinor <= 0
+      ? `${left} is left to refund.`
+      : amountMinor > refundableMinor
+        ? `More than the ${left} left to refund.`
+        : `Refunds ${formatMoney(amountMinor, currency)} of the ${left} left; ${formatMoney(refundableMinor - amountMinor, currency)} stays refundable.`;
+  return (
+    <p id={id} className="muted" data-testid="refund-summary">
+      {text}
+    </p>
   );
 }
 

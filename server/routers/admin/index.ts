@@ -2,6 +2,7 @@ import { router } from "../../trpc";
 import { adminAuthorizationsRouter } from "./authorizations";
 import { adminKeysRouter } from "./keys";
 import { adminLedgerRouter } from "./ledger";
+import { adminOperatorsRouter } from "./operators";
 import { adminOrdersRouter } from "./orders";
 import { adminOutboxRouter } from "./outbox";
 import { adminOutcomesRouter } from "./outcomes";
@@ -25,4 +26,5 @@ export const adminRouter = router({
   webhooks: adminWebhooksRouter,
   sessions: adminSessionsRouter,
   audit: adminAuditRouter,
+  operators: adminOperatorsRouter,
 });

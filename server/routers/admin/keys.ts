@@ -7,7 +7,7 @@ import { domainErrors } from "../../errors";
 import { operationOf } from "../../money-operations";
 import { completerOptions } from "../../operation";
 import { paymentProvider } from "../../provider";
-import { adminProcedure, router } from "../../trpc";
+import { adminProcedure, operatorProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 import { chargeLookups } from "./charges";
 
@@ -49,7 +49,7 @@ export const adminKeysRouter = router({
    * "Re-drive now": runs the completer's path on one unfinished key at once, whatever its backoff,
    * and answers the key as it then stands. Recorded in the key's history.
    */
-  redrive: adminProcedure
+  redrive: operatorProcedure
     .input(z.object({ id: ZInt8Id }))
     .output(ZRedrive)
     .mutation(({ ctx, input }) =>

@@ -4,8 +4,10 @@ import { ZOrderDetail } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
 import { adminProcedure, router } from "../../trpc";
 import { chargeLookups } from "./charges";
+import { listOrdersProcedure } from "./lists";
 
 export const adminOrdersRouter = router({
+  list: listOrdersProcedure,
   get: adminProcedure
     .input(z.object({ orderId: z.uuid() }))
     .output(ZOrderDetail)

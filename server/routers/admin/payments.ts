@@ -8,6 +8,7 @@ import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
 import { ZPayment } from "../payments";
 import { audited } from "./audited";
+import { listPaymentsProcedure } from "./lists";
 
 // One spelling per id: an upper-case UUID is the same payment, so the same fingerprint.
 const paymentId = z.uuid().transform((id) => id.toLowerCase());
@@ -52,6 +53,7 @@ const faultOf = (headers: Headers) =>
 
 /** An operator's capture and cancel of authorized payments, over tRPC and REST, keyed like refunds. */
 export const adminPaymentsRouter = router({
+  list: listPaymentsProcedure,
   capture: adminIdempotentProcedure(
     ZCapture,
     { procedure: CAPTURE_PROCEDURE, fields: ["id", "amountMinor"], leaseSeconds: env.PAYMENT_LEASE_SECONDS },

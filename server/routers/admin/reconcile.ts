@@ -3,7 +3,7 @@ import { ZReconciliationReport } from "../../admin/schemas";
 import { domainErrors } from "../../errors";
 import { paymentProvider } from "../../provider";
 import { latestReconciliation, resolveByOperator, runReconciliation } from "../../reconciler";
-import { adminProcedure, router } from "../../trpc";
+import { adminProcedure, operatorProcedure, router } from "../../trpc";
 import { audited } from "./audited";
 
 export const ZRunReconciliation = z
@@ -14,7 +14,7 @@ export const ZRunReconciliation = z
   .prefault({});
 
 export const adminReconcileRouter = router({
-  run: adminProcedure
+  run: operatorProcedure
     .input(ZRunReconciliation)
     .output(ZReconciliationReport)
     .mutation(({ ctx, input }) =>
@@ -37,12 +37,14 @@ export const adminReconcileRouter = router({
     .output(ZReconciliationReport.nullable())
     .query(({ ctx }) => latestReconciliation(ctx.prisma)),
   /** Closes an open mismatch that an operator settled by hand; recorded with who and why. */
-  resolve: adminProcedure
+  resolve: operatorProcedure
     .input(z.object({ id: z.string().regex(/^\d{1,18}$/), note: z.string().trim().min(1).max(1000) }))
     .output(z.object({ resolved: z.literal(true) }))
-    .mutation(async ({ ctx, input }) => {
-      if (!(await resolveByOperator(ctx.prisma, BigInt(input.id), "admin", input.note)))
-        throw domainErrors.notFound("Open mismatch");
-      return { resolved: true as const };
-    }),
+    .mutation(({ ctx, input }) =>
+      audited(ctx, "reconcile.resolve", `mismatch ${input.id}`, async () => {
+        if (!(await resolveByOperator(ctx.prisma, BigInt(input.id), ctx.adminActor, input.note)))
+          throw domainErrors.notFound("Open mismatch");
+        return { resolved: true as const };
+      }),
+    ),
 });

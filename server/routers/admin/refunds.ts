@@ -6,6 +6,7 @@ import { operatorsAccount, REFUND_PROCEDURE, refund, ZRefund } from "../../refun
 import { adminIdempotentProcedure, router } from "../../trpc";
 import { idempotentHeaders } from "../idempotent-meta";
 import { audited } from "./audited";
+import { listRefundsProcedure } from "./lists";
 
 export const ZCreateRefund = z.object({
   // One spelling per id: an upper-case UUID is the same payment, so the same fingerprint.
@@ -26,6 +27,7 @@ const DESCRIPTION = [
 ].join("\n");
 
 export const adminRefundsRouter = router({
+  list: listRefundsProcedure,
   create: adminIdempotentProcedure(
     ZCreateRefund,
     {

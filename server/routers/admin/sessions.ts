@@ -8,6 +8,8 @@ import { audited } from "./audited";
 
 const ZAdminSession = z.object({
   id: z.string(),
+  operator: z.string().nullable(),
+  operatorId: z.string().nullable(),
   address: z.string().nullable(),
   userAgent: z.string().nullable(),
   createdAt: z.string(),
@@ -17,7 +19,10 @@ const ZAdminSession = z.object({
   endedBy: z.string().nullable(),
 });
 
-/** The admin's own sign-ins, which an operator can end one by one (decision 0063). */
+/**
+ * The console's sign-ins, which can be ended one by one (decision 0063): an owner ends anyone's,
+ * anyone else only their own (decision 0200).
+ */
 export const adminSessionsRouter = router({
   list: adminProcedure
     .output(z.array(ZAdminSession))
@@ -27,6 +32,14 @@ export const adminSessionsRouter = router({
     .output(z.object({ ended: z.literal(true) }))
     .mutation(({ ctx, input }) =>
       audited(ctx, "sessions.end", `admin session ${input.id}`, async () => {
+        if (ctx.adminRole !== "owner") {
+          const target = await ctx.prisma.adminSession.findUnique({
+            where: { id: input.id },
+            select: { operatorId: true },
+          });
+          const own = !!target?.operatorId && target.operatorId === ctx.principal.admin?.operatorId;
+          if (!own) throw domainErrors.forbidden("Only an owner ends another person's session.");
+        }
         if (!(await endAdminSession(ctx.prisma, input.id, ctx.adminActor)))
           throw domainErrors.notFound("Live admin session");
         return { ended: true as const };

@@ -2,7 +2,7 @@ import { getTRPCErrorFromUnknown } from "@trpc/server";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { formatMoney } from "@/app/money";
-import { adminCaller } from "@/server/http/admin-session";
+import { adminCaller, adminPrincipal } from "@/server/http/admin-session";
 import { utc } from "../../../_components/format";
 import { PaymentRefunds } from "../../../_components/payment-refunds";
 import { PaymentTrail } from "../../../_components/payment-trail";
@@ -15,6 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export default async function AdminOrderPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const admin = await adminCaller();
+  const canAct = (await adminPrincipal())?.role !== "viewer";
   if (!UUID.test(id)) notFound();
   const order = await admin.orders.get({ orderId: id }).catch((error: unknown) => {
     if (getTRPCErrorFromUnknown(error).code === "NOT_FOUND") notFound();
@@ -83,7 +84,7 @@ export default async function AdminOrderPage({ params }: { params: Promise<{ id:
           order.payments.map((p) => (
             <div key={p.id}>
               <PaymentTrail payment={p} showOrderLink={false} />
-              <PaymentRefunds payment={p} />
+              <PaymentRefunds payment={p} canRefund={canAct} />
             </div>
           ))
         )}
