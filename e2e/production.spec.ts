@@ -186,6 +186,9 @@ test("an account's API keys: created on the account page, shown once, working, t
     /orders and payments; created \d{4}-\d\d-\d\d; last used/,
   );
   await page.getByRole("button", { name: "Revoke order sync" }).click();
+  // Revoke asks once more before the key stops working.
+  expect((await request.get("/api/trpc/account.me", { headers: bearer })).status()).toBe(200);
+  await page.getByRole("button", { name: "Revoke key" }).click();
   await expect(page.getByText("No API keys yet.")).toBeVisible();
   expect((await request.get("/api/trpc/account.me", { headers: bearer })).status()).toBe(401);
 });

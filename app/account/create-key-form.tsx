@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { type CreateKeyState, createKeyAction } from "./actions";
+import { CopyButton } from "./copy-button";
 
 /** Creates a key and shows its secret this once: only its hash is kept. */
 export function CreateKeyForm() {
@@ -18,9 +19,12 @@ export function CreateKeyForm() {
           <p>
             New key <strong>{state.label}</strong>. Copy it now: it will not be shown again.
           </p>
-          <output aria-label="New API key">
-            <code>{state.secret}</code>
-          </output>
+          <p className="secret-row">
+            <output aria-label="New API key">
+              <code>{state.secret}</code>
+            </output>
+            <CopyButton text={state.secret} label="Copy the key" />
+          </p>
         </div>
       )}
       <label htmlFor="label">Key name</label>

@@ -1,6 +1,7 @@
 "use client";
 
 import { type ReactNode, useActionState } from "react";
+import { CopyButton } from "./copy-button";
 import type { SecretState } from "./webhook-actions";
 
 /** A form whose answer may carry a signing secret: shown this once, never stored in the page. */
@@ -24,9 +25,12 @@ export function SecretForm({
       {state && "secret" in state && (
         <div role="status" className="card">
           <p>{state.note}. Copy it now: it will not be shown again.</p>
-          <output aria-label="Webhook signing secret">
-            <code>{state.secret}</code>
-          </output>
+          <p className="secret-row">
+            <output aria-label="Webhook signing secret">
+              <code>{state.secret}</code>
+            </output>
+            <CopyButton text={state.secret} label="Copy the secret" />
+          </p>
         </div>
       )}
       {children}

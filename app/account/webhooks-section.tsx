@@ -22,7 +22,7 @@ export async function WebhooksSection({ caller }: { caller: ServerCaller }) {
   const endpoints = await caller.webhooks.list();
   const deliveries = await Promise.all(endpoints.map((e) => caller.webhooks.deliveries({ id: e.id })));
   return (
-    <section aria-label="Webhooks">
+    <section aria-label="Webhooks" className="account-section">
       <h2>Webhooks</h2>
       <p className="muted">
         Every payment and refund event is POSTed to your endpoints, signed to the Standard Webhooks spec
@@ -72,37 +72,40 @@ export async function WebhooksSection({ caller }: { caller: ServerCaller }) {
           <SecretForm action={rotateWebhookSecretAction} label="Rotate secret">
             <input type="hidden" name="id" value={endpoint.id} />
           </SecretForm>
-          <table aria-label="Latest deliveries">
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Attempts</th>
-                <th>Last answer</th>
-                <th>Latency</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {(deliveries[i] ?? []).map((d) => (
-                <tr key={d.messageId}>
-                  <td>
-                    {d.eventType} <span className="muted">{d.createdAt.slice(0, 19).replace("T", " ")}</span>
-                  </td>
-                  <td>{d.status}</td>
-                  <td>{d.attempts}</td>
-                  <td>
-                    {d.last ? (d.last.httpStatus ?? "no answer") : "—"}{" "}
-                    <span className="muted">{d.last?.responseExcerpt?.slice(0, 80)}</span>
-                  </td>
-                  <td>{d.last ? `${d.last.latencyMs} ms` : "—"}</td>
-                  <td>
-                    <ActionButton id={d.messageId} act="replay" label="Replay" />
-                  </td>
+          <div className="table-scroll">
+            <table aria-label="Latest deliveries">
+              <thead>
+                <tr>
+                  <th>Event</th>
+                  <th>Status</th>
+                  <th>Attempts</th>
+                  <th>Last answer</th>
+                  <th>Latency</th>
+                  <th />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(deliveries[i] ?? []).map((d) => (
+                  <tr key={d.messageId}>
+                    <td>
+                      {d.eventType}{" "}
+                      <span className="muted">{d.createdAt.slice(0, 19).replace("T", " ")}</span>
+                    </td>
+                    <td>{d.status}</td>
+                    <td>{d.attempts}</td>
+                    <td>
+                      {d.last ? (d.last.httpStatus ?? "no answer") : "—"}{" "}
+                      <span className="muted">{d.last?.responseExcerpt?.slice(0, 80)}</span>
+                    </td>
+                    <td>{d.last ? `${d.last.latencyMs} ms` : "—"}</td>
+                    <td>
+                      <ActionButton id={d.messageId} act="replay" label="Replay" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </article>
       ))}
       <h3>Add an endpoint</h3>

@@ -42,10 +42,15 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   const goToBank = outcome?.kind === "requires_action" && pressedHere.current;
 
   let panel: React.ReactNode = null;
+  // Paid (or authorized): the page becomes the order's confirmation.
+  let paidAs: string | null = null;
   if (outcome?.kind === "succeeded" || saved?.status === "succeeded" || saved?.status === "authorized") {
     const payment = outcome?.kind === "succeeded" ? outcome.payment : saved;
     const paymentMethod = state.phase === "done" ? state.intent.request.paymentMethod : saved?.paymentMethod;
-    if (payment) panel = <PaymentResult ref={outcomeRef} payment={payment} paymentMethod={paymentMethod} />;
+    if (payment) {
+      paidAs = payment.status;
+      panel = <PaymentResult ref={outcomeRef} payment={payment} paymentMethod={paymentMethod} />;
+    }
   } else if (outcome?.kind === "requires_action") {
     panel = <BankStep ref={outcomeRef} url={outcome.url} go={goToBank} paymentId={outcome.payment.id} />;
   } else if (!hydrated && (saved?.status === "pending" || saved?.status === "requires_action")) {
@@ -126,99 +131,102 @@ export function CheckoutView({ order }: { order: TCheckoutOrder }) {
   }
 
   return (
-    <div className="checkout">
-      <section aria-labelledby="summary-heading" className="card">
-        <h2 id="summary-heading">Order summary</h2>
-        <table className="line-items">
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col" className="num">
-                Qty
-              </th>
-              <th scope="col" className="num">
-                Price
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {order.items.map((item) => (
-              <tr key={item.sku}>
-                <td>
-                  {item.name}
-                  <span className="unit-price">{formatMoney(item.unitPrice, order.currency)} each</span>
-                </td>
-                <td className="num">{item.quantity}</td>
-                <td className="num">{formatMoney(item.lineTotal, order.currency)}</td>
+    <>
+      <h1>{paidAs === "authorized" ? "Order placed" : paidAs ? "Paid" : "Checkout"}</h1>
+      <div className="checkout">
+        <section aria-labelledby="summary-heading" className="card">
+          <h2 id="summary-heading">Order summary</h2>
+          <table className="line-items">
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col" className="num">
+                  Qty
+                </th>
+                <th scope="col" className="num">
+                  Price
+                </th>
               </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row" colSpan={2}>
-                Total
-              </th>
-              <td className="num" data-testid="order-total">
-                {total}
-              </td>
-            </tr>
-          </tfoot>
-        </table>
-        <p className="muted small">
-          Order <code>{order.id}</code>
-        </p>
-      </section>
-
-      <section aria-labelledby="payment-heading" className="card">
-        <h2 id="payment-heading">Payment</h2>
-        {panel ?? (
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              // The server is the real guard; in flight, this joins the running intent (same key).
-              pressedHere.current = true;
-              void payer.pay(order.id, method, `${window.location.origin}/checkout?order=${order.id}`);
-            }}
-          >
-            <fieldset className="methods">
-              <legend>Payment method</legend>
-              {PAYMENT_METHODS.map((m) => (
-                <label key={m.id} className="method">
-                  <input
-                    type="radio"
-                    name="paymentMethod"
-                    value={m.id}
-                    checked={method === m.id}
-                    disabled={paying}
-                    onChange={() => setMethod(m.id)}
-                    aria-describedby={`${m.id}-hint`}
-                  />
-                  <span>
-                    <span className="method-label">{m.label}</span>
-                    <span id={`${m.id}-hint`} className="muted small method-hint">
-                      {m.hint} <code>{m.id}</code>
-                    </span>
-                  </span>
-                </label>
+            </thead>
+            <tbody>
+              {order.items.map((item) => (
+                <tr key={item.sku}>
+                  <td>
+                    {item.name}
+                    <span className="unit-price">{formatMoney(item.unitPrice, order.currency)} each</span>
+                  </td>
+                  <td className="num">{item.quantity}</td>
+                  <td className="num">{formatMoney(item.lineTotal, order.currency)}</td>
+                </tr>
               ))}
-            </fieldset>
-            {problem}
-            <button
-              type="submit"
-              className="pay"
-              disabled={!hydrated || paying}
-              aria-describedby="pay-progress"
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={2}>
+                  Total
+                </th>
+                <td className="num" data-testid="order-total">
+                  {total}
+                </td>
+              </tr>
+            </tfoot>
+          </table>
+          <p className="muted small">
+            Order <code>{order.id}</code>
+          </p>
+        </section>
+
+        <section aria-labelledby="payment-heading" className="card">
+          <h2 id="payment-heading">Payment</h2>
+          {panel ?? (
+            <form
+              onSubmit={(event) => {
+                event.preventDefault();
+                // The server is the real guard; in flight, this joins the running intent (same key).
+                pressedHere.current = true;
+                void payer.pay(order.id, method, `${window.location.origin}/checkout?order=${order.id}`);
+              }}
             >
-              {paying ? "Paying…" : `Pay ${total}`}
-            </button>
-          </form>
-        )}
-        <p id="pay-progress" role="status" aria-live="polite" className="progress">
-          {paying && <span className="spinner" aria-hidden="true" />}
-          {outcome?.kind === "requires_action" ? bankStepAnnouncement(goToBank) : progressText(state)}
-        </p>
-      </section>
-    </div>
+              <fieldset className="methods">
+                <legend>Payment method</legend>
+                {PAYMENT_METHODS.map((m) => (
+                  <label key={m.id} className="method">
+                    <input
+                      type="radio"
+                      name="paymentMethod"
+                      value={m.id}
+                      checked={method === m.id}
+                      disabled={paying}
+                      onChange={() => setMethod(m.id)}
+                      aria-describedby={`${m.id}-hint`}
+                    />
+                    <span>
+                      <span className="method-label">{m.label}</span>
+                      <span id={`${m.id}-hint`} className="muted small method-hint">
+                        {m.hint} <code>{m.id}</code>
+                      </span>
+                    </span>
+                  </label>
+                ))}
+              </fieldset>
+              {problem}
+              <button
+                type="submit"
+                className="pay"
+                disabled={!hydrated || paying}
+                aria-describedby="pay-progress"
+              >
+                {paying ? "Paying…" : `Pay ${total}`}
+              </button>
+            </form>
+          )}
+          <p id="pay-progress" role="status" aria-live="polite" className="progress">
+            {paying && <span className="spinner" aria-hidden="true" />}
+            {outcome?.kind === "requires_action" ? bankStepAnnouncement(goToBank) : progressText(state)}
+          </p>
+        </section>
+      </div>
+    </>
   );
 }
 

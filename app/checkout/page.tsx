@@ -33,16 +33,14 @@ export default async function CheckoutPage({ searchParams }: { searchParams: Pro
     if (code === "NOT_FOUND" || code === "BAD_REQUEST") return null;
     throw error;
   });
+  // The view heads the page itself: "Checkout" until the order is paid, then its confirmation.
+  if (order) return <CheckoutView order={order} />;
   return (
     <>
       <h1>Checkout</h1>
-      {order ? (
-        <CheckoutView order={order} />
-      ) : (
-        <p role="alert" className="notice notice-error">
-          We could not find that order in your account. <Link href="/cart">Back to your cart</Link>
-        </p>
-      )}
+      <p role="alert" className="notice notice-error">
+        We could not find that order in your account. <Link href="/cart">Back to your cart</Link>
+      </p>
     </>
   );
 }

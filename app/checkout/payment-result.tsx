@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { paymentMethodLabel } from "@/app/_checkout/payment-methods";
 import { formatMoney } from "@/app/money";
+import { longDate } from "./long-date";
 import { ReceiptStatus } from "./receipt";
 
 export interface PaidPayment {
@@ -52,6 +53,27 @@ export function PaymentResult({
       ) : (
         <ReceiptStatus orderId={payment.orderId} />
       )}
+      <section aria-labelledby="next-heading" className="next-steps">
+        <h4 id="next-heading">What happens next</h4>
+        <ul>
+          {authorized ? (
+            <>
+              <li>
+                We prepare your order; when it ships, the amount held is charged and your receipt is issued.
+              </li>
+              <li>If it cannot ship in time, the hold is released and nothing is charged.</li>
+            </>
+          ) : (
+            <>
+              <li>We prepare your order and ship it; you were charged once, whatever retries happened.</li>
+              <li>Any refund shows on this page and in your receipt history.</li>
+            </>
+          )}
+          <li>
+            This order stays in <Link href="/account#orders">your orders</Link>, with its status and receipt.
+          </li>
+        </ul>
+      </section>
       <p>
         <Link href="/">Continue shopping</Link>
       </p>
@@ -95,12 +117,4 @@ function Amounts({ payment }: { payment: PaidPayment }) {
       )}
     </>
   );
-}
-
-function longDate(iso: string): string {
-  return new Date(iso).toLocaleString("en-GB", {
-    dateStyle: "medium",
-    timeStyle: "long",
-    timeZone: "UTC",
-  });
 }

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/app/_trpc/client";
 import { formatMoney } from "@/app/money";
 import type { AppRouter } from "@/server/root";
+import { longDate } from "./long-date";
 
 const GIVE_UP_AFTER_MS = 60_000;
 
@@ -49,6 +50,12 @@ function ReceiptTable({ receipt }: { receipt: NonNullable<TOrder["receipt"]> }) 
       <h4 id="receipt-heading">
         Receipt <span data-testid="receipt-number">{receipt.number}</span>
       </h4>
+      <p className="small muted">
+        Paid and issued{" "}
+        <time dateTime={receipt.issuedAt} data-testid="receipt-date">
+          {longDate(receipt.issuedAt)}
+        </time>
+      </p>
       <table>
         <thead>
           <tr>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZCurrencyOfAmount } from "../../shared/currency";
+import { listOrdersOfAccount, ORDER_HISTORY_MAX_PAGE } from "../payments/order-history";
 import { createOrder, getOrderForAccount } from "../payments/orders";
 import { orderView } from "../payments/views";
 import { receiptView, refundReceiptNumbers } from "../receipts";
@@ -68,7 +69,44 @@ const ZOrderRef = z.preprocess(
   z.object({ id: z.uuid() }),
 ) as unknown as z.ZodType<{ id: string }, { id: string } | { orderId: string }>;
 
+export const ZOrderHistoryInput = z.object({
+  limit: z.number().int().min(1).max(ORDER_HISTORY_MAX_PAGE).default(10),
+  /** `nextCursor` of the page before; none for the newest orders. */
+  cursor: z.string().max(200).nullish(),
+});
+
+export const ZOrderHistory = z.object({
+  orders: z.array(
+    z.object({
+      id: z.string(),
+      createdAt: z.string(),
+      status: z.string(),
+      paymentStatus: z.string().nullable(),
+      /** Integer minor units of `currency`. */
+      total: z.number().int(),
+      currency: ZCurrencyOfAmount,
+      itemCount: z.number().int(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
 export const ordersRouter = router({
+  /** The signed-in customer's orders, newest first, a page at a time (the account page's history). */
+  history: authedProcedure
+    .input(ZOrderHistoryInput)
+    .output(ZOrderHistory)
+    .query(async ({ ctx, input }) => {
+      const page = await listOrdersOfAccount(ctx.prisma, ctx.account.id, input);
+      return {
+        orders: page.orders.map(({ totalMinor, createdAt, ...o }) => ({
+          ...o,
+          createdAt: createdAt.toISOString(),
+          total: totalMinor,
+        })),
+        nextCursor: page.nextCursor,
+      };
+    }),
   create: authedProcedure
     .use(limitedBy("ordersByAccount"))
     .meta({
