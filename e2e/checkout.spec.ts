@@ -61,7 +61,7 @@ test("a shopper goes from the catalogue to a receipt; a double-click on Pay char
 
   await expect(page.getByRole("row")).toHaveCount(4); // header, two items, total
   await expect(page.getByTestId("order-total")).toHaveText(subtotal ?? "");
-  await expect(page.getByRole("radio")).toHaveCount(3);
+  await expect(page.getByRole("radio")).toHaveCount(4); // Visa, declined, slow, 3-D Secure
   await payButton(page).dblclick();
 
   await expect(page.getByRole("heading", { name: "Payment complete" })).toBeVisible(OUTCOME);
