@@ -83,8 +83,9 @@ describe("the console's lists", () => {
       ["newest", {}, /payments_created_at_id_idx/],
       ["next page", { cursor }, /payments_created_at_id_idx/],
       ["email", { q: "alice@example.com" }, /payments_account_id_created_at_id_idx/],
-      ["status", { status: "succeeded" }, /payments_status_created_at_id_idx/],
-      ["amount", { amountMinor: 2500 }, /payments_amount_minor_created_at_id_idx/],
+      // No index names a status or an amount (settlements stay HOT): the newest-first index, filtered.
+      ["status", { status: "succeeded" }, /payments_created_at_id_idx/],
+      ["amount", { amountMinor: 2500 }, /payments_created_at_id_idx/],
       ["dates", { from: "2026-11-01T00:00:00Z", to: "2026-11-02T00:00:00Z" }, /payments_created_at_id_idx/],
       ["id", { q: randomUUID() }, /payments_pkey/],
     ];
@@ -93,6 +94,9 @@ describe("the console's lists", () => {
       // million rows would, then check no plan sorts (the order comes from the index).
       await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
       for (const [name, search, index] of searches) {
+        // Nor a bitmap scan and its sort, which a few matching rows on a test database can get
+        // (an id search needs one: it matches the payment's id or its order's, an OR of two indexes).
+        await tx.$executeRawUnsafe(`SET LOCAL enable_bitmapscan = ${name === "id" ? "on" : "off"}`);
         const statement = paymentsStatement(ZListSearch.parse(search));
         const plan = (
           await rawQuery<{ "QUERY PLAN": string }>(tx, {

@@ -25,13 +25,11 @@ ALTER TABLE "admin_sessions" ADD CONSTRAINT "admin_sessions_operator_id_fkey"
 CREATE INDEX "admin_sessions_operator_id_idx" ON "admin_sessions"("operator_id");
 
 -- The console's lists (decision 0201): newest first with a keyset cursor on (created_at, id),
--- narrowed by the shopper, the status or the amount without leaving an index.
+-- narrowed by the shopper without leaving an index. No index names a status or an amount: a
+-- payment's, an order's and a refund's settlement change their status and must stay HOT updates
+-- (decisions 0127, 0128); a status or amount search filters the newest-first index instead.
 CREATE INDEX "payments_created_at_id_idx" ON "payments"("created_at" DESC, "id" DESC);
 CREATE INDEX "payments_account_id_created_at_id_idx" ON "payments"("account_id", "created_at" DESC, "id" DESC);
-CREATE INDEX "payments_status_created_at_id_idx" ON "payments"("status", "created_at" DESC, "id" DESC);
-CREATE INDEX "payments_amount_minor_created_at_id_idx" ON "payments"("amount_minor", "created_at" DESC, "id" DESC);
 CREATE INDEX "orders_created_at_id_idx" ON "orders"("created_at" DESC, "id" DESC);
-CREATE INDEX "orders_status_created_at_id_idx" ON "orders"("status", "created_at" DESC, "id" DESC);
 CREATE INDEX "refunds_created_at_id_idx" ON "refunds"("created_at" DESC, "id" DESC);
 CREATE INDEX "refunds_account_id_created_at_id_idx" ON "refunds"("account_id", "created_at" DESC, "id" DESC);
-CREATE INDEX "refunds_status_created_at_id_idx" ON "refunds"("status", "created_at" DESC, "id" DESC);
