@@ -72,7 +72,12 @@ test("a shopper goes from the catalogue to a receipt; a double-click on Pay char
   const [key] = payments.keys();
   expect(key).toMatch(UUID);
   expect(new Set(payments.keys())).toEqual(new Set([key]));
-  expect(payments.exchanges[0]?.input).toEqual({ orderId, paymentMethod: "pm_card_visa" });
+  // The checkout's own page is where a 3-D Secure step returns the shopper.
+  expect(payments.exchanges[0]?.input).toEqual({
+    orderId,
+    paymentMethod: "pm_card_visa",
+    returnUrl: new URL(`/checkout?order=${orderId}`, page.url()).toString(),
+  });
   // The receipt comes through the outbox, the relay and the receipts service, then shows up here.
   await expect(page.getByTestId("receipt-number")).toHaveText(/^R-\d{4}-\d{6}$/, { timeout: 20_000 });
   await expect(page.getByTestId("receipt").getByRole("row")).toHaveCount(4); // header, two lines, total

@@ -3,10 +3,8 @@ import { beforeAll, describe, expect } from "vitest";
 import { db } from "../db";
 import { handleProviderWebhook } from "../http/provider-webhook";
 import { payment } from "../payments/operation";
-import type { ListedEvent } from "../provider";
-import { createCaller } from "../root";
-import { contextFor, createTestAccount, type TestAccount } from "../test/fixtures";
-import { callOutcome, createTestOrder, newKey } from "../test/payments";
+import { createTestAccount, type TestAccount } from "../test/fixtures";
+import { newKey } from "../test/payments";
 import { bookings, paymentWithLostAnswer, providerEvent } from "../test/provider-events";
 import { it, type TestProvider } from "../test/vitest";
 
