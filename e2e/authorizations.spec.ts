@@ -175,7 +175,12 @@ test("the list puts the soonest deadline first and flags one within 24 h", async
   await pool.end();
   await page.goto("/admin/authorizations");
   const items = page.getByTestId("authorization");
-  await expect(items.first()).toContainText(second.paymentId);
-  await expect(items.first().getByTestId("expiring-soon")).toBeVisible();
+  // Authorizations of earlier runs on a kept database may be listed too: compare these two.
+  await expect(items.filter({ hasText: second.paymentId })).toHaveCount(1);
+  const texts = await items.allTextContents();
+  const at = (id: string) => texts.findIndex((t) => t.includes(id));
+  expect(at(second.paymentId)).toBeGreaterThanOrEqual(0);
+  expect(at(second.paymentId)).toBeLessThan(at(first.paymentId));
+  await expect(items.filter({ hasText: second.paymentId }).getByTestId("expiring-soon")).toBeVisible();
   await expect(items.filter({ hasText: first.paymentId }).getByTestId("expiring-soon")).toHaveCount(0);
 });
