@@ -74,6 +74,7 @@ export async function payWithChallenge(
     captureMethod: opts.captureMethod ?? "automatic",
     url: null,
     pressed: [],
+    actionTimeoutSeconds: ctx.actionTimeoutSeconds,
     finalAnswer: null,
     reissued: false,
   };

@@ -97,6 +97,8 @@ export interface ChallengeStep {
   finalAnswer: string | null;
   /** A reload answered another challenge page than the first (the step was issued again). */
   reissued: boolean;
+  /** The app's PAYMENT_ACTION_TIMEOUT_SECONDS: past it from the Pay press, the step is too late. */
+  actionTimeoutSeconds: number;
 }
 
 /** How one shopper's key ended, from the shopper's side. */

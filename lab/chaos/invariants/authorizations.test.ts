@@ -189,6 +189,7 @@ describe("no 3-D Secure payment charged without the shopper's completion", () =>
     pressed: [{ action: "complete", status: 303, at: 0 }],
     finalAnswer: "succeeded",
     reissued: false,
+    actionTimeoutSeconds: 15,
     ...more,
   });
   it("holds for a completed challenge, and for an abandoned one canceled everywhere", () => {
@@ -245,6 +246,7 @@ describe("no completed 3-D Secure step lost", () => {
     pressed: [{ action: "complete", status: 303, at: 0 }],
     finalAnswer: "authorized",
     reissued: true,
+    actionTimeoutSeconds: 15,
   });
   it("holds for a completed step paid, or authorized and since expired through its hold", () => {
     const j = new Journal();
@@ -257,6 +259,30 @@ describe("no completed 3-D Secure step lost", () => {
     j.challenges.push(completed("p1"));
     const e = evidenceOf({ payments: [ourPayment({ status: "canceled", postedMinor: 0 })] }, j);
     expect(details(completedChallengesKept.check(e))).toContain(
+      "the shopper of key k1 (reload, step issued again on reload) completed the challenge, yet payment p1",
+    );
+  });
+  // The timeout's cancel read "requires_action" after the deadline and then won the race to the
+  // provider: the shopper's completion, answered after the deadline, is canceled with nothing taken.
+  const created = Date.parse("2026-12-05T00:00:00.000Z");
+  const lostRace = (answeredAt: number) => {
+    const j = new Journal();
+    j.challenges.push({ ...completed("p1"), pressed: [{ action: "complete", status: 303, at: answeredAt }] });
+    const voided = providerPayment({
+      status: "canceled",
+      amountReceived: 0,
+      cancellationReason: "abandoned",
+    });
+    return evidenceOf(
+      { payments: [ourPayment({ status: "canceled", postedMinor: 0 })], charges: [voided] },
+      j,
+    );
+  };
+  it("excuses a completion answered after the action deadline, canceled with nothing taken", () => {
+    expect(completedChallengesKept.check(lostRace(created + 15_001))).toEqual([]);
+  });
+  it("does not excuse a completion answered before the deadline", () => {
+    expect(details(completedChallengesKept.check(lostRace(created + 14_999)))).toContain(
       "the shopper of key k1 (reload, step issued again on reload) completed the challenge, yet payment p1",
     );
   });

@@ -1,4 +1,12 @@
-import { appCharges, describePayment, type Invariant, paymentsById, type Violation } from "./types";
+import {
+  appCharges,
+  chargeOf,
+  chargesById,
+  describePayment,
+  type Invariant,
+  paymentsById,
+  type Violation,
+} from "./types";
 
 /** Statuses in which money was taken or is held. */
 const CHARGED = new Set(["succeeded", "authorized"]);
@@ -58,18 +66,30 @@ export const chargedOnlyAfterChallenge: Invariant = {
  * No completed 3-D Secure step lost: once the challenge answered the shopper's complete with its
  * redirect (303), the provider had authorized the payment, so our books must show it paid or
  * authorized (a manual one may since have been captured, canceled or expired through its hold),
- * whatever reloads, second tabs or the action timeout did meanwhile.
+ * whatever reloads, second tabs or the action timeout did meanwhile. One exception, the timeout's
+ * own contract: a step whose completion was answered only after the deadline (the payment's
+ * creation + PAYMENT_ACTION_TIMEOUT_SECONDS, on the server's clock) may have lost the race to the
+ * timeout's cancel, which the provider accepts for a held payment. Then it must be canceled in our
+ * books and at the provider, with nothing taken (the cancel read "requires_action" just before,
+ * after the deadline, so a completion answered before the deadline is never excused).
  */
 export const completedChallengesKept: Invariant = {
   name: "no completed 3-D Secure step lost",
   check(e) {
     const byId = paymentsById(e);
+    const charges = chargesById(e);
     const paymentOfKey = new Map(e.books.payments.map((p) => [`${p.accountId}\n${p.key}`, p]));
     return e.journal.challenges.flatMap((step) => {
-      if (!step.pressed.some((x) => x.action === "complete" && x.status === 303)) return [];
+      const completions = step.pressed.filter((x) => x.action === "complete" && x.status === 303);
+      if (completions.length === 0) return [];
       const p =
         (step.paymentId && byId.get(step.paymentId)) || paymentOfKey.get(`${step.accountId}\n${step.key}`);
       if (p && (CHARGED.has(p.status) || p.holds === 1)) return [];
+      const charge = p && chargeOf(charges, p);
+      const deadline = p ? p.createdAt + step.actionTimeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
+      const late = completions.every((x) => x.at > deadline);
+      if (p?.status === "canceled" && charge?.status === "canceled" && charge.amountReceived === 0 && late)
+        return [];
       return [
         {
           invariant: this.name,
