@@ -27,6 +27,7 @@ export {
   type TWebhookEventType,
   type TWebhookPayload,
   WEBHOOK_EVENT_TYPES,
+  webhookEventType,
 } from "./event-types";
 export { fanOutEvents, fanOutPass, startWebhookFanOut } from "./fan-out";
 export { replayFailedMessages, replayMessage, sendTestEvent } from "./replay";
