@@ -42,12 +42,15 @@ export interface Merchants {
   stop(): Promise<void>;
 }
 
-/** This machine's own addresses that the guard forbids (a private interface): a real target. */
-function forbiddenInterfaceAddresses(): string[] {
+/**
+ * This machine's own addresses that the guard forbids (a private interface), as URL hosts: real
+ * targets. Link-local IPv6 ones need a zone a URL cannot carry, so they are left out.
+ */
+function forbiddenInterfaceHosts(): string[] {
   return Object.values(networkInterfaces())
     .flatMap((list) => list ?? [])
-    .map((i) => i.address)
-    .filter((a) => addressRefusal(a, { allowLoopback: true }) !== null);
+    .filter((i) => addressRefusal(i.address, { allowLoopback: true }) !== null && !i.scopeid)
+    .map((i) => (i.family === "IPv6" ? `[${i.address}]` : i.address));
 }
 
 /**
@@ -131,7 +134,7 @@ export async function startMerchants(
 
   const account = accounts[0];
   if (!account) throw new Error("the checker needs accounts for its merchants");
-  const addresses = ["0.0.0.0", "[::]", "[::ffff:0.0.0.0]", ...forbiddenInterfaceAddresses()];
+  const addresses = ["0.0.0.0", "[::]", "[::ffff:0.0.0.0]", ...forbiddenInterfaceHosts()];
   const forbiddenUrls = addresses.map((a) => `http://${a}:${forbidden.port}/hooks/forbidden`);
   for (const url of [...forbiddenUrls, "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/hooks"]) {
     const answer = await callApp(deployment, random, "/api/v1/webhook_endpoints", {
