@@ -47,7 +47,7 @@ function certificateFor(name: string): { key: string; cert: string } {
 
 /** An HTTPS receiver on 127.0.0.1 only, presenting `cert`; it records the SNI name of each request. */
 async function httpsReceiver(tls: { key: string; cert: string }) {
-  const seen: { servername: string | false; localAddress: string | undefined }[] = [];
+  const seen: { servername: string | false | null; localAddress: string | undefined }[] = [];
   const server = https.createServer(tls, (req, res) => {
     const socket = req.socket as TLSSocket;
     seen.push({ servername: socket.servername, localAddress: socket.localAddress });
