@@ -182,7 +182,7 @@ export const ZEnv = z
     /** One delivery attempt's bound: resolution, connection, request and answer together. */
     WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(60).default(15),
     /** Delivered merchant webhook messages and their attempts are pruned after this many days. */
-    WEBHOOK_RETENTION_DAYS: z.coerce.number().min(1).max(3650).default(30),
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
     NEXT_PHASE: z.string().optional(),
