@@ -222,6 +222,26 @@ async function rotate(
   });
 }
 
+/** The merchant disables (as the account page's switch) or deletes (the API) an endpoint. */
+async function change(
+  deployment: Deployment,
+  random: Random,
+  journal: Journal,
+  endpoint: MerchantEndpoint,
+  kind: "disabled" | "deleted",
+) {
+  const { sentAt, answeredAt } =
+    kind === "disabled"
+      ? await merchantCall(deployment, random, endpoint, "/api/trpc/webhooks.setEnabled", {
+          method: "POST",
+          body: { id: endpoint.id, enabled: false },
+        })
+      : await merchantCall(deployment, random, endpoint, `/api/v1/webhook_endpoints/${endpoint.id}`, {
+          method: "DELETE",
+        });
+  journal.merchants.changes.push({ endpointId: endpoint.id, kind, sentAt, answeredAt });
+}
+
 async function at(start: number, span: number, random: Random, from: number, to: number) {
   const when = start + random.int(Math.round(from * span), Math.round(to * span));
   await sleep(Math.max(0, when - Date.now()));
@@ -246,30 +266,11 @@ export async function merchantLoop(
     await at(start, span, random, 0.15, 0.3);
     await rotate(deployment, random, journal, merchants.endpoint("steady"), 0);
     await at(start, span, random, 0.3, 0.4);
-    const disabled = merchants.endpoint("disabled");
-    const off = await merchantCall(deployment, random, disabled, "/api/trpc/webhooks.setEnabled", {
-      method: "POST",
-      body: { id: disabled.id, enabled: false },
-    });
-    journal.merchants.changes.push({
-      endpointId: disabled.id,
-      kind: "disabled",
-      sentAt: off.sentAt,
-      answeredAt: off.answeredAt,
-    });
+    await change(deployment, random, journal, merchants.endpoint("disabled"), "disabled");
     await at(start, span, random, 0.4, 0.55);
     await rotate(deployment, random, journal, merchants.endpoint("killed"), random.int(5, 20));
     await at(start, span, random, 0.55, 0.7);
-    const deleted = merchants.endpoint("deleted");
-    const gone = await merchantCall(deployment, random, deleted, `/api/v1/webhook_endpoints/${deleted.id}`, {
-      method: "DELETE",
-    });
-    journal.merchants.changes.push({
-      endpointId: deleted.id,
-      kind: "deleted",
-      sentAt: gone.sentAt,
-      answeredAt: gone.answeredAt,
-    });
+    await change(deployment, random, journal, merchants.endpoint("deleted"), "deleted");
     await at(start, span, random, 0.7, 0.85);
     await rotate(deployment, random, journal, merchants.endpoint("flaky"), random.int(5, 30));
   })();
