@@ -16,7 +16,8 @@ type WithCpu = LoadResult & { cpu?: { server: number; postgres?: number } };
  * with one endpoint registered, at a receiver on loopback that answers 204, the load ending when
  * every payment's message is delivered. The server runs the fan-out and the delivery (its
  * background jobs), so its CPU and PostgreSQL's, less the same row without the endpoint in the
- * same pass, is the delivery's cost per payment.
+ * same pass, is the delivery's cost per payment. Its per-second figure includes the wait for the
+ * last deliveries; its p50 is the payments' own.
  */
 export function webhookDeliveryRow<M extends WithCpu>(deps: {
   admin: pg.Pool;
