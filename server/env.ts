@@ -179,6 +179,10 @@ export const ZEnv = z
       .min(1)
       .max(30 * 86_400)
       .default(5 * 86_400),
+    /** One delivery attempt's bound: resolution, connection, request and answer together. */
+    WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(60).default(15),
+    /** Delivered merchant webhook messages and their attempts are pruned after this many days. */
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
     NEXT_PHASE: z.string().optional(),
@@ -384,6 +388,14 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
   WEBHOOK_DISABLE_AFTER_SECONDS: {
     description:
       "a merchant webhook endpoint whose every attempt failed for this long is disabled, with the reason shown on its account page",
+  },
+  WEBHOOK_TIMEOUT_SECONDS: {
+    description:
+      "one attempt to deliver a merchant webhook (resolution, connection, request and answer) gives up after this; a claimed message is due again after four times it, should its worker die (compressed by chaos)",
+  },
+  WEBHOOK_RETENTION_DAYS: {
+    description:
+      "delivered merchant webhook messages and their attempts, sent outbox rows and the consumers' processed-message marks are pruned once this many days old (decision 0222)",
   },
   LOG_LEVEL: { description: "the least severe level logged", default: "`info` (`warn` under `npm test`)" },
   MIGRATE_ON_START: {

@@ -5,12 +5,18 @@ import { idempotency, startCounterFlush } from "./keys";
 import { errorField, logger } from "./log";
 import { MONEY_OPERATIONS } from "./money-operations";
 import { completerOptions } from "./operation";
-import { type Poller, startQueueTransport, startRelay, type TransportOptions } from "./outbox";
+import {
+  type Poller,
+  pruneSentMessages,
+  startQueueTransport,
+  startRelay,
+  type TransportOptions,
+} from "./outbox";
 import { type PaymentProvider, paymentProvider } from "./provider";
 import { catchUpProviderEvents } from "./provider-events";
 import { startReceiptsConsumer } from "./receipts";
 import { runReconciliation } from "./reconciler";
-import { startWebhookDelivery, startWebhookFanOut } from "./webhooks";
+import { pruneWebhookMessages, startWebhookDelivery, startWebhookFanOut } from "./webhooks";
 
 interface Job {
   name: string;
@@ -47,6 +53,15 @@ export function startBackgroundJobs(
         ),
     },
     { name: "sweep", everyMs: 60_000, run: () => idempotency.sweep(prisma) },
+    {
+      name: "retention",
+      everyMs: 10 * 60_000,
+      run: async () => {
+        const olderThanSeconds = env.WEBHOOK_RETENTION_DAYS * 86_400;
+        await pruneWebhookMessages(prisma, { olderThanSeconds });
+        await pruneSentMessages(prisma, { olderThanSeconds });
+      },
+    },
     {
       name: "reconciler",
       everyMs: env.RECONCILE_INTERVAL_SECONDS * 1000,

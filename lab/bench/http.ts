@@ -17,6 +17,7 @@ import { closedLoop, httpClient, type LoadResult } from "./lib/load";
 import { cpuDelta, cpuMs } from "./lib/proc";
 import { type Sampler, startWaitSampler } from "./lib/sessions";
 import { extraComparisons } from "./lib/variants";
+import { deliveredRow, deliveryCostLines, webhookDeliveryRow } from "./lib/webhook-delivery";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PORT = Number(process.env.BENCH_PORT ?? 3315);
@@ -319,6 +320,13 @@ async function measured(run: () => Promise<LoadResult>, appCpu = serverCpu): Pro
   return out;
 }
 
+const withWebhook = webhookDeliveryRow({
+  admin,
+  accountId,
+  orders,
+  pay: (k, id) => pay(k, payBody(id)),
+  measure: measured,
+});
 // Warm-up: Next compiles routes lazily and pools fill on first use.
 for (let i = 0; i < 50; i++) await client.request("GET", "/api/trpc/catalog.list", {});
 for (const id of await orders(20)) await pay(randomUUID(), payBody(id));
@@ -386,6 +394,7 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
         ),
       ),
     );
+    record(deliveredRow(clients), await withWebhook(clients, n(SIZES.fresh)));
     record(
       `replay ×${clients}`,
       await measured(() =>
@@ -693,6 +702,7 @@ function report() {
       .join(" / ");
   const perPassOf = (name: string, read: (r: Measured) => number) =>
     (results[name] ?? []).map((r) => fmt(read(r), 2)).join(" / ");
+  for (const line of deliveryCostLines(results, CLIENTS)) console.log(line);
   console.log("\nratios (per pass)");
   console.log(
     `fresh ×16 throughput / catalog.list ×16 throughput: ${byPass("fresh ×16", "catalog.list ×16", "perSecond")}`,

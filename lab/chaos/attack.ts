@@ -4,6 +4,7 @@ import type { Deployment, ShopperAccount } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { FaultPlan } from "./faults";
 import type { Journal } from "./journal";
+import { type Merchants, merchantLoop } from "./merchants";
 import { monkeyLoop, restartDatabase } from "./monkey";
 import { operate, reconcile, redriveAll } from "./operators";
 import type { Profile } from "./profile";
@@ -23,6 +24,7 @@ export interface AttackParts {
   journal: Journal;
   profile: Profile;
   random: Random;
+  merchants: Merchants;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function runAttack(parts: AttackParts): Promise<void> {
     refundLoop(deployment, random.fork("refunder"), journal, until),
     rogueLoop(deployment, random.fork("rogue"), journal, until),
     monkeyLoop(deployment, random.fork("monkey"), journal, until),
+    merchantLoop(deployment, parts.merchants, random.fork("merchants"), journal, until),
   ];
   const cycles: Promise<void>[] = [];
   for (let cycle = 0; start + (cycle + 1) * CYCLE_SECONDS * 1000 <= until + 1000; cycle++) {

@@ -2,6 +2,7 @@ import pg from "pg";
 import { type Charge, httpProvider, type Refund } from "../../server/provider";
 import { EVENT_TYPES } from "../../server/provider-events";
 import type { Mismatch } from "../../server/reconciler";
+import type { WebhookBooks } from "./webhook-books";
 
 /** A payment of ours with its key and its ledger, read straight from PostgreSQL. */
 export interface OurPayment {
@@ -85,6 +86,8 @@ export interface Books {
   challenges: ProviderChallenge[];
   /** When our books were read (the database's clock, ms). */
   readAt: number;
+  /** The merchants' endpoints, messages and the events owed to them. */
+  webhooks: WebhookBooks;
 }
 
 /** A provider event of a type the app acts on, and what its object's metadata names. */

@@ -34,6 +34,8 @@ export interface Deployment {
   directDatabaseUrl: string;
   pooled: boolean;
   accounts: ShopperAccount[];
+  /** Where the processes' logs go. */
+  logDir: string;
   /** The provider stands for a service of its own: the checker never kills it, so its death is news. */
   providerAlive(): boolean;
   restartDatabase(): Promise<void>;
@@ -140,6 +142,10 @@ export async function startDeployment(opts: {
       PROVIDER_EVENTS_CATCH_UP_SECONDS: String(profile.eventsCatchUpSeconds),
       AUTHORIZATION_TTL_SECONDS: String(profile.authorizationTtlSeconds),
       PAYMENT_ACTION_TIMEOUT_SECONDS: String(profile.actionTimeoutSeconds),
+      WEBHOOK_ALLOW_LOOPBACK: "on",
+      WEBHOOK_TIMEOUT_SECONDS: String(profile.webhookTimeoutSeconds),
+      WEBHOOK_RETRY_SCHEDULE_SECONDS: profile.webhookRetrySchedule,
+      WEBHOOK_DISABLE_AFTER_SECONDS: String(profile.webhookDisableAfterSeconds),
     };
     const instances: Deployment["instances"] = [];
     for (let index = 0; index < profile.instances; index++) {
@@ -168,6 +174,7 @@ export async function startDeployment(opts: {
       directDatabaseUrl: direct,
       pooled: pooler !== null,
       accounts,
+      logDir,
       proxy,
       providerAlive: () => {
         try {

@@ -35,3 +35,47 @@ export class FaultPlan {
     return { kind: "none" };
   }
 }
+
+/**
+ * How a merchant's receiver behaves (lab/chaos/receiver.ts): steady (204), flaky (500 at times,
+ * some with Retry-After), slow (holds past the delivery timeout at times), gone (410 once the
+ * run is under way), broken (500 always: disabled as failing), held (every answer held a moment,
+ * so a SIGKILL lands mid-request), forbidden (listens where nothing may be sent).
+ */
+export const RECEIVER_MODES = ["steady", "flaky", "slow", "gone", "broken", "held", "forbidden"] as const;
+export type ReceiverMode = (typeof RECEIVER_MODES)[number];
+
+export interface ReceiverAnswer {
+  status: number;
+  /** Wait this long before answering (0: at once). */
+  holdMs: number;
+  retryAfter: string | null;
+}
+
+export function receiverAnswer(
+  mode: ReceiverMode,
+  random: Random,
+  at: { sinceStartMs: number; goneAfterMs: number; deliveryTimeoutMs: number },
+): ReceiverAnswer {
+  const answer = (status: number, holdMs = 0, retryAfter: string | null = null) => ({
+    status,
+    holdMs,
+    retryAfter,
+  });
+  switch (mode) {
+    case "flaky":
+      if (random.chance(0.4)) return answer(500, 0, random.chance(0.5) ? "1" : null);
+      return answer(200);
+    case "slow":
+      if (random.chance(0.3)) return answer(204, at.deliveryTimeoutMs * 2);
+      return answer(204, random.int(0, 300));
+    case "gone":
+      return answer(at.sinceStartMs < at.goneAfterMs ? 204 : 410);
+    case "broken":
+      return answer(500);
+    case "held":
+      return answer(204, random.int(400, 1500));
+    default:
+      return answer(204);
+  }
+}

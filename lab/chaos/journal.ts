@@ -3,6 +3,7 @@
  * beside the provider's books and ours. Times are this process's Date.now(); the app and the
  * database run on the same machine and clock.
  */
+import type { ReceiverRecord } from "./receiver-records";
 
 export type FaultKind = "error_before" | "reset_after_commit" | "hold" | "latency" | "down";
 
@@ -128,6 +129,58 @@ export interface RogueCharge {
   createdAt: number;
 }
 
+/** A merchant's endpoint the checker registered (or wrote in, for a forbidden address). */
+export interface MerchantEndpoint {
+  name: string;
+  id: string;
+  accountId: string;
+  url: string;
+  /** Its address is one nothing may be sent to. */
+  forbidden: boolean;
+}
+
+/** An endpoint's secret from the moment it was asked for; the first is the registration's. */
+export interface SecretIssued {
+  endpointId: string;
+  secret: string;
+  /** The request that made it: it took effect between these two. */
+  sentAt: number;
+  answeredAt: number;
+  /** The previous secrets' overlap; null for the first. */
+  overlapSeconds: number | null;
+  /** Requests it took: more than one, and an earlier one may have made a secret nobody saw. */
+  tries: number;
+}
+
+/** The merchant disabling or deleting an endpoint: it took effect between sentAt and answeredAt. */
+export interface EndpointChange {
+  endpointId: string;
+  kind: "disabled" | "deleted";
+  sentAt: number;
+  answeredAt: number;
+}
+
+/** A registration of a forbidden URL through the API, and its answer (it must be a 400). */
+export interface ForbiddenRegistration {
+  url: string;
+  status: number | null;
+  reason: string | null;
+}
+
+/** The merchants' side of the run: endpoints, secrets, changes, and what the receivers got. */
+export class MerchantJournal {
+  readonly endpoints: MerchantEndpoint[] = [];
+  readonly secrets: SecretIssued[] = [];
+  readonly changes: EndpointChange[] = [];
+  readonly forbiddenRegistrations: ForbiddenRegistration[] = [];
+  /** Every line the receivers wrote, read at the end. */
+  records: ReceiverRecord[] = [];
+  /** SIGKILLs of a deliverer (the worker, the first instance) while a request was held. */
+  deliverersKilledMidDelivery = 0;
+  receiverKillsMidRequest = 0;
+  receiverOutages = 0;
+}
+
 export interface Interval {
   from: number;
   to: number;
@@ -152,6 +205,7 @@ export class Journal {
   readonly databaseOutages: Interval[] = [];
   /** While the fault proxy answered every provider call with 503 (the provider "down"). */
   readonly providerOutages: Interval[] = [];
+  readonly merchants = new MerchantJournal();
   orders = 0;
   notes: string[] = [];
 

@@ -8,6 +8,7 @@ import { startFaultProxy } from "./fault-proxy";
 import { FaultPlan } from "./faults";
 import { type Evidence, INVARIANTS } from "./invariants";
 import { Journal } from "./journal";
+import { type Merchants, startMerchants } from "./merchants";
 import { parseProfile, USAGE } from "./profile";
 import { Random } from "./random";
 import { printReport, writeViolations } from "./report";
@@ -49,7 +50,12 @@ const deployment = await startDeployment({
     }),
 });
 let exitCode = 1;
+let merchants: Merchants | null = null;
 try {
+  merchants = await startMerchants(deployment, profile, journal, random.fork("merchants"), deployment.logDir);
+  console.log(
+    `chaos: ${journal.merchants.endpoints.length} merchant webhook endpoints (${journal.merchants.endpoints.filter((e) => e.forbidden).length} at forbidden addresses), their receivers up`,
+  );
   console.log(
     `chaos: ${deployment.instances.length} app instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
   );
@@ -60,6 +66,7 @@ try {
     journal,
     profile,
     random: random.fork("attack"),
+    merchants,
   });
   console.log("chaos: attack over; settling and reading the books");
   const books = await settleAndRead({
@@ -68,6 +75,7 @@ try {
     journal,
     profile,
     random: random.fork("settle"),
+    merchants,
   });
   const evidence: Evidence = { journal, books, rogueIds: new Set(journal.rogue.map((r) => r.chargeId)) };
   const violations = INVARIANTS.flatMap((i) => i.check(evidence));
@@ -87,6 +95,7 @@ try {
   console.error("chaos: the run itself failed:", error);
   console.log("violations: unknown (the run did not finish)");
 } finally {
+  await merchants?.stop();
   await deployment.stop();
 }
 process.exit(exitCode);

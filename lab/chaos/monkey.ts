@@ -5,14 +5,22 @@ import type { Random } from "./random";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Processes between their kill and their start: a second killer leaves them to the first. */
+const restarting = new Set<Restartable>();
+
 /** SIGKILL, a pause, and a start again, as a supervisor (systemd, Kubernetes) would. */
 export async function killAndRestart(proc: Restartable, journal: Journal, random: Random) {
-  if (!proc.alive()) return;
-  journal.count(journal.kills, proc.name.startsWith("app") ? "app instance" : proc.name);
-  await proc.kill();
-  await sleep(random.int(500, 3000));
-  await proc.start();
-  journal.count(journal.restarts, proc.name.startsWith("app") ? "app instance" : proc.name);
+  if (!proc.alive() || restarting.has(proc)) return;
+  restarting.add(proc);
+  try {
+    journal.count(journal.kills, proc.name.startsWith("app") ? "app instance" : proc.name);
+    await proc.kill();
+    await sleep(random.int(500, 3000));
+    await proc.start();
+    journal.count(journal.restarts, proc.name.startsWith("app") ? "app instance" : proc.name);
+  } finally {
+    restarting.delete(proc);
+  }
 }
 
 /** PostgreSQL stopped (fast shutdown) and started again; every connection breaks. */

@@ -3,6 +3,7 @@ import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { waitForHealth } from "../../scripts/lib/health-wait";
+import type { ReceiverSpec } from "./receiver-records";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WATCHDOG = fileURLToPath(new URL("../../scripts/lib/die-with-parent.cjs", import.meta.url));
@@ -125,5 +126,26 @@ export function workerProcess(opts: { env: Record<string, string>; logDir: strin
     logDir: opts.logDir,
     // Its jobs start at once; the log says "worker running". A short pause stands for that line.
     ready: () => new Promise((r) => setTimeout(r, 1500)),
+  });
+}
+
+/** A merchant's receivers (lab/chaos/receiver.ts) in a process of their own, so it can be SIGKILLed. */
+export function receiverProcess(opts: {
+  name: string;
+  receivers: ReceiverSpec[];
+  env: Record<string, string>;
+  logDir: string;
+}): Restartable {
+  const first = opts.receivers[0];
+  if (!first) throw new Error(`receiver process ${opts.name} has no receivers`);
+  return restartable({
+    name: opts.name,
+    command: process.execPath,
+    args: ["--import", "tsx", "lab/chaos/receiver.ts"],
+    env: { ...opts.env, CHAOS_RECEIVERS: JSON.stringify(opts.receivers) },
+    logDir: opts.logDir,
+    ready: async () => {
+      for (const r of opts.receivers) await waitForHealth(`http://127.0.0.1:${r.port}/ready`, 30_000);
+    },
   });
 }

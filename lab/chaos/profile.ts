@@ -41,6 +41,12 @@ export interface Profile {
   webhookFaults: string;
   /** PROVIDER_EVENTS_CATCH_UP_SECONDS: how often the app reads back the events no webhook brought. */
   eventsCatchUpSeconds: number;
+  /** WEBHOOK_TIMEOUT_SECONDS: short, so the slow receiver's holds outlast it within the run. */
+  webhookTimeoutSeconds: number;
+  /** WEBHOOK_RETRY_SCHEDULE_SECONDS: Standard Webhooks' days compressed into seconds. */
+  webhookRetrySchedule: string;
+  /** WEBHOOK_DISABLE_AFTER_SECONDS: the broken receiver's endpoint is disabled within the run. */
+  webhookDisableAfterSeconds: number;
   build: boolean;
   pgPort: number;
 }
@@ -100,6 +106,9 @@ export function parseProfile(argv: string[]): Profile {
      */
     webhookFaults: "duplicate:0.2,reorder:0.3,delay:0-8000,drop:0.15",
     eventsCatchUpSeconds: 5,
+    webhookTimeoutSeconds: 2,
+    webhookRetrySchedule: "1,2,4,8",
+    webhookDisableAfterSeconds: 45,
     build: !values["no-build"],
     pgPort: Math.floor(number("pg-port", values["pg-port"], 0)),
   };

@@ -64,6 +64,17 @@ export function printReport(opts: {
     for (const p of c.pressed) j.count(challengePresses, `${p.action} ${p.status ?? "no answer"}`);
   const atProvider = new Map<string, number>();
   for (const c of opts.books.challenges) j.count(atProvider, c.outcome ?? "open");
+  const hooks = j.merchants;
+  const received = new Map<string, number>();
+  for (const r of hooks.records) if (r.kind === "request") j.count(received, `${r.receiver}`);
+  const messagesBy = new Map<string, number>();
+  for (const m of opts.books.webhooks.messages) j.count(messagesBy, m.status);
+  const endpointsBy = new Map<string, number>();
+  for (const x of opts.books.webhooks.endpoints)
+    j.count(
+      endpointsBy,
+      x.deletedAt ? "deleted" : x.disabledAt ? `disabled (${x.disabledReason})` : "enabled",
+    );
   console.log(`\nchaos: profile ${opts.profile}, seed ${opts.seed}, ${opts.seconds} s`);
   console.log("what it did");
   for (const line of [
@@ -97,6 +108,18 @@ export function printReport(opts: {
     row("challenge presses", list(challengePresses)),
     row("challenges at the provider", list(atProvider)),
     row("charges behind our back", rogue),
+    row("webhook endpoints at the end", list(endpointsBy)),
+    row("webhook messages", list(messagesBy)),
+    row("webhook requests received", list(received)),
+    row("secret rotations", hooks.secrets.filter((s) => s.overlapSeconds !== null).length),
+    row(
+      "webhook faults",
+      `${hooks.receiverOutages} receiver outages, ${hooks.receiverKillsMidRequest} receiver SIGKILLs mid-request, ${hooks.deliverersKilledMidDelivery} deliverer SIGKILLs mid-delivery`,
+    ),
+    row(
+      "forbidden registrations refused",
+      `${hooks.forbiddenRegistrations.filter((r) => r.status === 400).length} of ${hooks.forbiddenRegistrations.length}`,
+    ),
     row(
       "provider events (listed: recorded)",
       `${j.providerEvents.listed}: ${list(j.providerEvents.outcomes)}`,

@@ -12,9 +12,11 @@ import {
 import type { Deployment } from "./deployment";
 import type { FaultProxy } from "./fault-proxy";
 import type { Journal } from "./journal";
+import { type Merchants, settleMerchants } from "./merchants";
 import { reconcile } from "./operators";
 import type { Profile } from "./profile";
 import type { Random } from "./random";
+import { countWebhooksOwed, readWebhookBooks } from "./webhook-books";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,6 +31,7 @@ export async function settleAndRead(parts: {
   journal: Journal;
   profile: Profile;
   random: Random;
+  merchants: Merchants;
 }): Promise<Books> {
   const { deployment, proxy, journal, profile, random } = parts;
   if (!deployment.providerAlive())
@@ -90,10 +93,19 @@ export async function settleAndRead(parts: {
   const settleBy = Date.now() + (profile.completerMaxBackoffSeconds * 4 + 10) * 1000;
   while ((await countPending(deployment.directDatabaseUrl)) > 0 && Date.now() < settleBy) await sleep(1000);
 
-  const [charges, providerRefunds, ours] = await Promise.all([
+  // The merchants' deliveries: every receiver up, the schedule (about 15 s) run out, twice over.
+  await settleMerchants(
+    parts.merchants,
+    journal,
+    () => countWebhooksOwed(deployment.directDatabaseUrl),
+    60_000,
+  );
+
+  const [charges, providerRefunds, ours, webhooks] = await Promise.all([
     readProviderCharges(deployment.providerUrl),
     readProviderRefunds(deployment.providerUrl),
     readOurBooks(deployment.directDatabaseUrl),
+    readWebhookBooks(deployment.directDatabaseUrl),
   ]);
   const pendingKeyStates = new Map<string, string>();
   for (const p of ours.payments.filter((x) => x.status === "pending" && x.keyId)) {
@@ -106,6 +118,7 @@ export async function settleAndRead(parts: {
     theirEvents,
     ourEvents,
     ...ours,
+    webhooks,
     reportAfterDrain: (afterDrain.report as Report | null) ?? null,
     reportAfterOutage: (narrow.report as Report | null) ?? null,
     pendingKeyStates,

@@ -21,6 +21,8 @@ function values(p: TProperty): string {
     const max = p.maximum !== undefined && p.maximum < Number.MAX_SAFE_INTEGER ? p.maximum : undefined;
     return max === undefined ? `integer ≥ ${p.minimum}` : `integer ${p.minimum}–${max}`;
   }
+  if (p.type === "number" && p.minimum !== undefined && p.maximum !== undefined)
+    return `number ${p.minimum}–${p.maximum}`;
   if (p.minLength !== undefined && p.minLength > 1) return `at least ${p.minLength} characters`;
   return "text";
 }

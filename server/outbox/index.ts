@@ -14,6 +14,7 @@ export {
   ZRefundSucceeded,
 } from "./events";
 export { type Poller, startPoller } from "./poller";
+export { pruneSentMessages } from "./prune";
 export { RELAY_DEFAULTS, type RelayOptions, relayOutboxBatch, startRelay } from "./relay";
 export { type OutboxStats, outboxStats } from "./stats";
 export {

@@ -28,8 +28,9 @@ export interface DeliveryOptions {
 export function deliveryOptions(overrides: Partial<DeliveryOptions> = {}): DeliveryOptions {
   return {
     batchSize: 20,
-    timeoutMs: 15_000,
-    leaseSeconds: 60,
+    timeoutMs: env.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    // Past any attempt's timeout with room to record it: 60 s at the default 15 s.
+    leaseSeconds: env.WEBHOOK_TIMEOUT_SECONDS * 4,
     scheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     disableAfterSeconds: env.WEBHOOK_DISABLE_AFTER_SECONDS,
     retryAfterCapSeconds: 36_000,

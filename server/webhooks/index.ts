@@ -27,8 +27,10 @@ export {
   type TWebhookEventType,
   type TWebhookPayload,
   WEBHOOK_EVENT_TYPES,
+  webhookEventType,
 } from "./event-types";
 export { fanOutEvents, fanOutPass, startWebhookFanOut } from "./fan-out";
+export { type PruneOptions, pruneWebhookMessages } from "./prune";
 export { replayFailedMessages, replayMessage, sendTestEvent } from "./replay";
 export { retryAfterSeconds, retryDelaySeconds, SPEC_RETRY_SCHEDULE_SECONDS } from "./schedule";
 export {

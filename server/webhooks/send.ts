@@ -34,7 +34,12 @@ export async function sendWebhook(
   rawUrl: string,
   headers: Record<string, string>,
   body: string,
-  opts: { policy: AddressPolicy; timeoutMs: number },
+  opts: {
+    policy: AddressPolicy;
+    timeoutMs: number;
+    /** Trust anchors instead of Node's bundled ones (a test's own CA); unset in the app. */
+    ca?: string;
+  },
 ): Promise<SendResult> {
   const started = performance.now();
   const done = (r: Omit<SendResult, "latencyMs">): SendResult => ({
@@ -66,6 +71,7 @@ export async function sendWebhook(
           "user-agent": "idempotent-checkout-webhooks/1",
         },
         lookup: pinnedLookup(target.address),
+        ...(opts.ca ? { ca: opts.ca } : {}),
         // A keep-alive pool would reuse a socket opened to an address checked earlier.
         agent: false,
       },

@@ -1,6 +1,7 @@
 import type { Charge } from "../../../server/provider";
 import type { Books, OurPayment } from "../books";
 import { Journal } from "../journal";
+import { NO_WEBHOOKS } from "../webhook-books";
 import type { Evidence } from "./types";
 
 /** The invariants' unit tests: books with nothing in them but what a test names. */
@@ -20,6 +21,7 @@ export function evidenceOf(books: Partial<Books>, journal = new Journal()): Evid
     actions: [],
     challenges: [],
     readAt: Date.parse("2026-12-05T00:10:00.000Z"),
+    webhooks: NO_WEBHOOKS,
   };
   return { journal, books: { ...empty, ...books }, rogueIds: new Set() };
 }

@@ -18,6 +18,10 @@ import { rogueReported } from "./rogue-reported";
 import { paymentsStartedByAttempts } from "./started-by-an-attempt";
 import type { Invariant } from "./types";
 import { unfinishedVisible } from "./unfinished-visible";
+import { webhooksDelivered } from "./webhooks-delivered";
+import { webhooksNotAfterDisable } from "./webhooks-not-after-disable";
+import { webhooksNotForbidden } from "./webhooks-not-forbidden";
+import { webhooksSigned } from "./webhooks-signed";
 
 export type { Evidence, Invariant, Violation } from "./types";
 
@@ -45,4 +49,8 @@ export const INVARIANTS: Invariant[] = [
   chargedOnlyAfterChallenge,
   completedChallengesKept,
   authorizationAnswersBooked,
+  webhooksDelivered,
+  webhooksSigned,
+  webhooksNotAfterDisable,
+  webhooksNotForbidden,
 ];
