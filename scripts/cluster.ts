@@ -18,7 +18,7 @@ import { onStopSignal } from "./lib/stop-signal";
  */
 // Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
 const env = await enterStage("production");
-const { startStack } = await import("./lib/stack");
+const { startStack, stackInstance } = await import("./lib/stack");
 const ZCluster = z.object({
   CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -70,9 +70,7 @@ if (ha) {
       `primary through HAProxy on ${HA_DEFAULTS.entryPort}, ${CLUSTER_REPLICATION} replication`,
   );
 }
-// Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
-const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : env.isProduction ? "production" : "dev";
-const stack = await startStack(instance, {
+const stack = await startStack(stackInstance(env.isProduction), {
   appUrl: `http://127.0.0.1:${env.PORT}`,
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
