@@ -34,7 +34,8 @@ if (process.env.DATABASE_URL || process.env.PAYMENT_PROVIDER_URL) {
 const random = new Random(profile.seed);
 const journal = new Journal();
 const plan = new FaultPlan(random.fork("faults"), profile);
-if (profile.build) {
+// The API tier runs from the sources: only `next start` needs the build.
+if (profile.build && profile.deployment === "next") {
   console.log("chaos: next build");
   buildApp();
 }
@@ -51,7 +52,7 @@ const deployment = await startDeployment({
 let exitCode = 1;
 try {
   console.log(
-    `chaos: ${deployment.instances.length} app instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
+    `chaos: ${deployment.instances.length} ${profile.deployment === "next" ? "next start" : "API-tier"} instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
   );
   await runAttack({
     deployment,
