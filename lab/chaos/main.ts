@@ -22,7 +22,7 @@ try {
 }
 const started = Date.now();
 console.log(
-  `chaos: seed ${profile.seed} (replay with: npm run chaos -- --seed ${profile.seed}${profile.name === "long" ? ` --minutes ${profile.attackSeconds / 60}` : ""})`,
+  `chaos: seed ${profile.seed} (replay with: npm run chaos -- --seed ${profile.seed}${profile.name === "long" ? ` --minutes ${profile.attackSeconds / 60}` : ""}${profile.deployment === "api" ? " --deployment api" : ""})`,
 );
 if (process.env.DATABASE_URL || process.env.PAYMENT_PROVIDER_URL) {
   console.log("chaos: DATABASE_URL / PAYMENT_PROVIDER_URL ignored: the checker runs a deployment of its own");
