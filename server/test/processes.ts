@@ -33,7 +33,7 @@ async function startScript(script: string, env: Record<string, string>, readyLin
     if (process.env.DEBUG_API) process.stderr.write(String(d)); // to see why a test got a 500
   });
   const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 60_000);
     child.stdout?.on("data", (d) => {
       const match = readyLine.exec(String(d));
       if (match?.[1]) {
