@@ -15,8 +15,16 @@ export function createApiServer(router?: AnyTRPCRouter): Server {
   // The socket's peer appended to X-Forwarded-For, as in Next (instrumentation.ts).
   installPeerAddress();
   return createServer(async (req, res) => {
+    let request: Request;
     try {
-      await send(res, await routeApiRequest(toRequest(req), router));
+      request = toRequest(req);
+    } catch {
+      // A Host that makes no URL (Next answers it 400 too): nothing to route.
+      res.writeHead(400, { connection: "close" }).end();
+      return;
+    }
+    try {
+      await send(res, await routeApiRequest(request, router));
     } catch (error) {
       logger.error({ err: errorField(error) }, "request failed outside the handler");
       if (!res.headersSent) res.writeHead(500);
