@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 import "./server/env";
-import { STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
+import { API_SECURITY_HEADERS, STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
 
 // Importing the env module makes a bad environment fail the build and the start, naming the variable.
 const nextConfig: NextConfig = {
@@ -12,11 +12,8 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: STATIC_SECURITY_HEADERS },
-      // API answers are data, never documents to render or frame.
-      {
-        source: "/api/:path*",
-        headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }],
-      },
+      // The same set the API tier (server/http/node-server.ts) sends.
+      { source: "/api/:path*", headers: API_SECURITY_HEADERS },
     ];
   },
 };

@@ -3,7 +3,7 @@
  * whole node_modules (docs/decisions/0152).
  * - Next's standalone server gets the static files it does not copy itself (`.next/static`,
  *   `public/`), so `node .next/standalone/server.js` serves the whole site.
- * - The provider, the worker and the migration step are bundled by esbuild, dependencies
+ * - The API tier, the provider, the worker and the migration step are bundled by esbuild, dependencies
  *   included, into `dist/*.mjs`: plain `node dist/worker.mjs`.
  */
 import { cpSync, existsSync } from "node:fs";
@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST_DIR = process.env.NEXT_DIST_DIR ?? ".next";
 
 export const ENTRY_POINTS = {
+  api: "scripts/api.ts",
   provider: "provider/main.ts",
   worker: "scripts/worker.ts",
   migrate: "scripts/migrate.ts",

@@ -11,17 +11,21 @@ import { onStopSignal } from "./lib/stop-signal";
 
 /**
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
- * (default 2), each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
- * PORT. Background jobs run in every instance (docs/decisions/0021). Ctrl-C stops everything.
+ * (default 2) for the pages and CLUSTER_API_INSTANCES API-tier processes (scripts/api.ts, default
+ * 2) for /api/, each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
+ * PORT, which routes by path (decision 0211). Background jobs run in every instance
+ * (docs/decisions/0021). Ctrl-C stops everything.
  * CLUSTER_DATABASE=patroni puts a highly available PostgreSQL (Patroni, etcd, a primary and a
  * synchronous standby, HAProxy to the primary) behind PgBouncer instead (docs/scaling.md).
  */
 // Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
 const env = await enterStage("production");
-const { startStack } = await import("./lib/stack");
+const { startStack, stackInstance } = await import("./lib/stack");
 const ZCluster = z.object({
   CLUSTER_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_INSTANCE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** 0: no API tier, Next serves /api/ too. */
+  CLUSTER_API_INSTANCES: z.coerce.number().int().min(0).max(16).default(2),
   PGBOUNCER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** `single`: the embedded (or DATABASE_URL) server; `patroni`: the HA cluster (decision 0080). */
   CLUSTER_DATABASE: z.enum(["single", "patroni"]).default("single"),
@@ -40,6 +44,11 @@ const { CLUSTER_INSTANCES, PGBOUNCER_PORT, CLUSTER_DATABASE, CLUSTER_REPLICATION
 const ha = CLUSTER_DATABASE === "patroni";
 const firstPort = parsed.data.CLUSTER_INSTANCE_PORT ?? env.PORT + 1;
 const ports = Array.from({ length: CLUSTER_INSTANCES }, (_, i) => firstPort + i);
+// The API tier's ports follow the Next instances'.
+const apiPorts = Array.from(
+  { length: parsed.data.CLUSTER_API_INSTANCES },
+  (_, i) => firstPort + ports.length + i,
+);
 
 let binaries: ReturnType<typeof requireBinaries>;
 let pgBinDir = "";
@@ -70,9 +79,7 @@ if (ha) {
       `primary through HAProxy on ${HA_DEFAULTS.entryPort}, ${CLUSTER_REPLICATION} replication`,
   );
 }
-// Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
-const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : env.isProduction ? "production" : "dev";
-const stack = await startStack(instance, {
+const stack = await startStack(stackInstance(env.isProduction), {
   appUrl: `http://127.0.0.1:${env.PORT}`,
   pgbouncer: binaries.pgbouncer,
   pgbouncerPort: PGBOUNCER_PORT,
@@ -80,7 +87,7 @@ const stack = await startStack(instance, {
   // past 5 instances PgBouncer's default of 100 would refuse some. Server connections stay at 20.
   // Behind a failing-over database PgBouncer must retry a failed login within a second, not 15.
   pgbouncerSettings: {
-    max_client_conn: Math.max(100, CLUSTER_INSTANCES * 17 + 20),
+    max_client_conn: Math.max(100, (CLUSTER_INSTANCES + apiPorts.length) * 17 + 20),
     ...(ha ? { server_login_retry: 1, server_connect_timeout: 3 } : {}),
   },
   ...(cluster ? { database: { url: cluster.url, embedded: false, stop: () => cluster.stop() } } : {}),
@@ -111,35 +118,54 @@ onStopSignal(() => {
   if (!stopping) void stopAll(0);
 });
 
+/** One server of the cluster: a dead one drops out of HAProxy's rotation; the cluster stops when none is left. */
+function startInstance(name: string, command: string, args: string[], port: number): void {
+  const child = spawn(command, args, {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      ...stack.env,
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`].filter(Boolean).join(" "),
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      // HAProxy in front replaces X-Forwarded-For with the client's address: one trusted hop.
+      TRUSTED_PROXY_HOPS: "1",
+    },
+  });
+  children.push(child);
+  console.log(`${name}: pid ${child.pid}, port ${port}`);
+  child.on("exit", (code, signal) => {
+    if (stopping) return;
+    console.error(`${name} on port ${port} exited (${signal ?? code})`);
+    if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) void stopAll(1);
+  });
+}
+
 try {
-  for (const [i, port] of ports.entries()) {
-    const child = spawn(
+  for (const [i, port] of ports.entries())
+    startInstance(
+      `instance ${i + 1}`,
       "node_modules/.bin/next",
       ["start", "--port", String(port), "--hostname", "127.0.0.1"],
-      {
-        stdio: "inherit",
-        env: {
-          ...process.env,
-          ...stack.env,
-          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${watchdog}`].filter(Boolean).join(" "),
-          // HAProxy in front replaces X-Forwarded-For with the client's address: one trusted hop.
-          TRUSTED_PROXY_HOPS: "1",
-        },
-      },
+      port,
     );
-    children.push(child);
-    console.log(`instance ${i + 1}: pid ${child.pid}, port ${port}`);
-    // A dead instance drops out of HAProxy's rotation; the cluster stops only when none is left.
-    child.on("exit", (code, signal) => {
-      if (stopping) return;
-      console.error(`instance ${i + 1} on port ${port} exited (${signal ?? code})`);
-      if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) void stopAll(1);
-    });
-  }
-  await Promise.all(ports.map((port) => waitForHealth(`http://127.0.0.1:${port}${HEALTH_CHECK_PATH}`)));
-  lb = await startHaproxy({ binary: binaries.haproxy, port: env.PORT, backends: ports });
+  for (const [i, port] of apiPorts.entries())
+    startInstance(`api instance ${i + 1}`, process.execPath, ["--import", "tsx", "scripts/api.ts"], port);
+  await Promise.all(
+    [...ports, ...apiPorts].map((port) => waitForHealth(`http://127.0.0.1:${port}${HEALTH_CHECK_PATH}`)),
+  );
+  lb = await startHaproxy({
+    binary: binaries.haproxy,
+    port: env.PORT,
+    backends: ports,
+    apiBackends: apiPorts,
+  });
+  const tier =
+    apiPorts.length > 0
+      ? ` and ${apiPorts.length} API-tier instances for /api/ (ports ${apiPorts.join(", ")})`
+      : "";
   console.log(
-    `cluster ready on http://localhost:${env.PORT}: ${ports.length} instances (ports ${ports.join(", ")}) ` +
+    `cluster ready on http://localhost:${env.PORT}: ${ports.length} instances (ports ${ports.join(", ")})${tier} ` +
       `behind HAProxy, through PgBouncer in transaction mode`,
   );
 } catch (error) {

@@ -37,6 +37,13 @@ describe("the production commands fail closed", () => {
     expect(output).not.toMatch(/database|migrations|Creating an optimized/);
   });
 
+  it("the API tier's server itself (`node dist/api.mjs`, no launcher) is production and refuses to listen without secrets", async () => {
+    const { code, output } = await run(["scripts/api.ts"], { NODE_ENV: "", PORT: "0" });
+    expect(code).toBe(1);
+    expect(output).toMatch(/ADMIN_TOKEN: is required when APP_ENV=production/);
+    expect(output).not.toMatch(/api listening/);
+  });
+
   it("`npm run cluster` refuses the development defaults, naming each", async () => {
     const { code, output } = await run(["scripts/cluster.ts"], {
       ADMIN_TOKEN: "admin_test",

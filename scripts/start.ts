@@ -5,11 +5,9 @@ import { runWithStack } from "./lib/supervise";
 
 // Before any import that reads the environment: `.env`, APP_ENV=production unless set, secrets checked.
 const { PORT, isProduction } = await enterStage("production");
-const { startStack } = await import("./lib/stack");
+const { startStack, stackInstance } = await import("./lib/stack");
 // `npm start` on a fresh clone builds first, so it works without knowing about `npm run build`.
 if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
   execFileSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
-// Production keeps its embedded data apart from development's, locked (docs/decisions/0150).
-const instance = process.env.CHECKOUT_INSTANCE === "test" ? "test" : isProduction ? "production" : "dev";
-const stack = await startStack(instance, { appUrl: `http://127.0.0.1:${PORT}` });
+const stack = await startStack(stackInstance(isProduction), { appUrl: `http://127.0.0.1:${PORT}` });
 runWithStack(stack, "node_modules/.bin/next", ["start", "--port", String(PORT)]);

@@ -18,7 +18,7 @@ describe("a second signal while stopping", () => {
 
   it.each([
     ["npm run worker", () => startWorkerProcess(env)],
-    ["the plain API server", () => startApiProcess(env)],
+    ["the API tier (scripts/api.ts)", () => startApiProcess(env)],
   ])("%s still stops cleanly, exit code 0", async (_name, start) => {
     const started = await start();
     // Running for a while first: the worker's queue connection starts after its ready line, and a

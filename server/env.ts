@@ -92,6 +92,8 @@ export const ZEnv = z
     METRICS_TOKEN: z.string().min(8).optional(),
     SESSION_SECRET: z.string().min(32).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /** The address a server listens on (Next's standalone server.js and the API tier read it). */
+    HOSTNAME: z.string().min(1).optional(),
     /**
      * Proxies in front of the app that append the client's address to X-Forwarded-For (HAProxy
      * in `npm run cluster`: 1). 0: the socket's own address; a client's header is never believed.
@@ -322,6 +324,11 @@ export const ENV_DOCS: Record<keyof z.input<typeof ZEnv>, { description: string;
     default: "a development secret (not in production)",
   },
   PORT: { description: "HTTP port" },
+  HOSTNAME: {
+    description:
+      "the address the standalone `server.js` and the API tier (`npm run start:api`, `node dist/api.mjs`) listen on: `0.0.0.0` in the image, `127.0.0.1` for loopback only",
+    default: "unset: every address (the standalone `server.js`: `0.0.0.0`)",
+  },
   TRUSTED_PROXY_HOPS: {
     description:
       "proxies in front that append to `X-Forwarded-For` (the cluster's HAProxy: 1); 0 trusts the socket's address only",

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startDatabase } from "../../scripts/lib/embedded-pg";
 import { startProvider } from "../../scripts/lib/provider-process";
+import { printApiTier, runApiTier } from "./lib/api-tier";
 import { runFloor } from "./lib/floor";
 import { closedLoop, httpClient, type LoadResult } from "./lib/load";
 import { cpuDelta, cpuMs } from "./lib/proc";
@@ -24,7 +25,9 @@ const PORT = Number(process.env.BENCH_PORT ?? 3315);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 const WARMUP_PASSES = Number(process.env.BENCH_WARMUP ?? 1);
 const FLOOR_SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 8);
-const SIZES = {
+// BENCH_SIZE_SCALE (e.g. 0.1) shrinks every load, to check the report prints without a full run.
+const SCALE = Number(process.env.BENCH_SIZE_SCALE ?? 1);
+const SIZES = scaled({
   health: [200, 1000],
   charge: [100, 600],
   refund: [100, 600],
@@ -33,7 +36,13 @@ const SIZES = {
   fresh: [100, 600],
   replay: [200, 1000],
   conflict: [100, 400],
-};
+});
+function scaled<T extends Record<string, number[]>>(sizes: T): T {
+  const out: Record<string, number[]> = {};
+  for (const [name, ns] of Object.entries(sizes))
+    out[name] = ns.map((n) => Math.max(16, Math.round(n * SCALE)));
+  return out as T;
+}
 const CLIENTS = [1, 16] as const;
 const BENCH_DATABASES = ["checkout", "floor"];
 
@@ -473,32 +482,28 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
     );
   }
 }
-// The same API on the project's plain Node server (scripts/api-server.ts, no Next), beside it:
-// what Next's own per-request work adds. Its outbox is relayed by the Next server's jobs.
-const plain = await startPlainServer();
-const plainClient = httpClient(plain.url, 40);
-for (const [i, clients] of CLIENTS.entries()) {
-  const n = (s: number[]) => s[i] as number;
-  recordResult(
-    `plain node: catalog.list ×${clients}`,
-    await closedLoop(
-      clients,
-      n(SIZES.catalog),
-      async () => (await plainClient.request("GET", "/api/trpc/catalog.list", {})).status === 200,
-    ),
-  );
-  const ids = await orders(n(SIZES.fresh));
-  recordResult(
-    `plain node: fresh ×${clients}`,
-    await closedLoop(clients, ids.length, async (k) => {
-      const headers = { authorization: alice, "idempotency-key": randomUUID() };
-      const body = payBody(ids[k] as string);
-      return (await plainClient.request("POST", "/api/trpc/payments.create", headers, body)).status === 200;
-    }),
-  );
-}
-plainClient.close();
-plain.child.kill("SIGTERM");
+// The same API on the API tier (scripts/api.ts, no Next), beside it: what Next's own
+// per-request work adds. Its outbox is relayed by the Next server's jobs.
+const apiTier = await runApiTier({
+  root: ROOT,
+  port: PORT + 2,
+  env: {
+    DATABASE_URL: dbUrl("checkout"),
+    PAYMENT_PROVIDER_URL: provider.url,
+    APP_ENV: "development",
+    LOG_FORMAT: process.env.LOG_FORMAT ?? "json",
+  },
+  clients: CLIENTS,
+  sizes: SIZES,
+  orders,
+  paymentsOf,
+  payBody: (id) => payBody(id),
+  customer: alice,
+  operator,
+  measure: measured,
+  workersCpu: serverCpu,
+});
+for (const [name, r] of Object.entries(apiTier.rows)) recordResult(name, r);
 
 for (const [name, rs] of Object.entries(
   await extraComparisons({
@@ -514,6 +519,7 @@ for (const [name, rs] of Object.entries(
 
 const floor = CLIENTS.map((c) => runFloor(dbUrl("floor"), c, FLOOR_SECONDS));
 report();
+printApiTier(results, apiTier.workers, floor);
 
 client.close();
 await stopServer();
@@ -764,7 +770,7 @@ function report() {
     `replay ×1 p50 / catalog.list ×1 p50 (≤ 1.25): ${byPass("replay ×1", "catalog.list ×1", "p50")}`,
   );
   console.log(
-    `plain node: fresh ×16 / catalog.list ×16 throughput: ${byPass("plain node: fresh ×16", "plain node: catalog.list ×16", "perSecond")}`,
+    `API tier: fresh ×16 / catalog.list ×16 throughput: ${byPass("API tier: fresh ×16", "API tier: catalog.list ×16", "perSecond")}`,
   );
   // The ceiling of the 0.4 target: payments with no HTTP and no Next at all (in process), and
   // the app's SQL alone (no provider either), against the server's trivial query over HTTP.
@@ -776,7 +782,7 @@ function report() {
   const [f1, f16] = floor;
   if (f1 && f16) {
     console.log(
-      `plain node: fresh ×16 / pgbench ×16 tps: ${fmt(best("plain node: fresh ×16", "perSecond") / f16.tps, 3)}; fresh ×1 p50 / pgbench ×1: ${fmt(best("plain node: fresh ×1", "p50") / f1.latencyMs, 2)}`,
+      `API tier: fresh ×16 / pgbench ×16 tps: ${fmt(best("API tier: fresh ×16", "perSecond") / f16.tps, 3)}; fresh ×1 p50 / pgbench ×1: ${fmt(best("API tier: fresh ×1", "p50") / f1.latencyMs, 2)}`,
     );
     console.log(
       `fresh ×16 throughput / pgbench ×16 tps: ${fmt(best("fresh ×16", "perSecond") / f16.tps, 3)}`,
@@ -803,39 +809,6 @@ function report() {
       `both ×1 targets need replay ×1 p50 / pgbench ×1 ≤ 1.5: replay ${overFloor("replay ×1")}; catalog.list ${overFloor("catalog.list ×1")}`,
     );
   }
-}
-
-async function startPlainServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/api-server.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl("checkout"),
-      PAYMENT_PROVIDER_URL: provider.url,
-      PORT: "0",
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (d) => {
-      const match = /api listening on (http:\/\/\S+)/.exec(String(d));
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`scripts/api-server.ts exited with ${code}`)));
-  });
-  // Warm-up, as for the Next server.
-  const warm = httpClient(url, 4);
-  for (let i = 0; i < 50; i++) await warm.request("GET", "/api/trpc/catalog.list", {});
-  for (const id of await orders(20))
-    await warm.request(
-      "POST",
-      "/api/trpc/payments.create",
-      { authorization: alice, "idempotency-key": randomUUID() },
-      payBody(id),
-    );
-  warm.close();
-  return { child, url };
 }
 
 async function startServer(): Promise<ChildProcess> {

@@ -53,9 +53,10 @@ export function buildApp(): void {
 
 /**
  * The whole product as deployed, on this machine: an embedded PostgreSQL of the checker's own
- * (fresh each run), PgBouncer in transaction mode when installed, the provider process, the
- * production build in `profile.instances` instances (the first with the background jobs, the
- * others without, as a web tier beside `npm run worker`), and the worker. The app reaches the
+ * (fresh each run), PgBouncer in transaction mode when installed, the provider process,
+ * `profile.instances` servers of the API (the production build's `next start`, or with
+ * `--deployment api` the API tier; the first with the background jobs, the others without, as a
+ * web tier beside `npm run worker`), and the worker. The app reaches the
  * provider only through the fault proxy. Every feature is on, with time compressed.
  */
 export async function startDeployment(opts: {
@@ -155,6 +156,7 @@ export async function startDeployment(opts: {
           port: ports[index] as number,
           env: { ...appEnv, BACKGROUND_JOBS: index === 0 ? "on" : "off" },
           logDir,
+          server: profile.deployment,
         }),
       );
     }

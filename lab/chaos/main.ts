@@ -23,7 +23,7 @@ try {
 }
 const started = Date.now();
 console.log(
-  `chaos: seed ${profile.seed} (replay with: npm run chaos -- --seed ${profile.seed}${profile.name === "long" ? ` --minutes ${profile.attackSeconds / 60}` : ""})`,
+  `chaos: seed ${profile.seed} (replay with: npm run chaos -- --seed ${profile.seed}${profile.name === "long" ? ` --minutes ${profile.attackSeconds / 60}` : ""}${profile.deployment === "api" ? " --deployment api" : ""})`,
 );
 if (process.env.DATABASE_URL || process.env.PAYMENT_PROVIDER_URL) {
   console.log("chaos: DATABASE_URL / PAYMENT_PROVIDER_URL ignored: the checker runs a deployment of its own");
@@ -35,7 +35,8 @@ if (process.env.DATABASE_URL || process.env.PAYMENT_PROVIDER_URL) {
 const random = new Random(profile.seed);
 const journal = new Journal();
 const plan = new FaultPlan(random.fork("faults"), profile);
-if (profile.build) {
+// The API tier runs from the sources: only `next start` needs the build.
+if (profile.build && profile.deployment === "next") {
   console.log("chaos: next build");
   buildApp();
 }
@@ -57,7 +58,7 @@ try {
     `chaos: ${journal.merchants.endpoints.length} merchant webhook endpoints (${journal.merchants.endpoints.filter((e) => e.forbidden).length} at forbidden addresses), their receivers up`,
   );
   console.log(
-    `chaos: ${deployment.instances.length} app instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
+    `chaos: ${deployment.instances.length} ${profile.deployment === "next" ? "next start" : "API-tier"} instances, the worker, the provider${deployment.pooled ? ", PgBouncer" : ""}; attacking for ${profile.attackSeconds} s`,
   );
   await runAttack({
     deployment,

@@ -97,19 +97,29 @@ function restartable(spec: Spec): Restartable {
   };
 }
 
-/** `next start` on the production build. */
+/** Which server answers the API: `next start` on the production build, or the API tier (scripts/api.ts). */
+export type Deployed = "next" | "api";
+
+/** One server of the API, `next start` or the API tier's. */
 export function appInstance(opts: {
   index: number;
   port: number;
   env: Record<string, string>;
   logDir: string;
+  server: Deployed;
 }): Restartable & { url: string; index: number } {
   const url = `http://127.0.0.1:${opts.port}`;
+  const command =
+    opts.server === "next"
+      ? {
+          command: "node_modules/.bin/next",
+          args: ["start", "--port", String(opts.port), "--hostname", "127.0.0.1"],
+        }
+      : { command: process.execPath, args: ["--import", "tsx", "scripts/api.ts"] };
   const proc = restartable({
-    name: `app-${opts.index}`,
-    command: "node_modules/.bin/next",
-    args: ["start", "--port", String(opts.port), "--hostname", "127.0.0.1"],
-    env: opts.env,
+    name: `${opts.server === "next" ? "app" : "api"}-${opts.index}`,
+    ...command,
+    env: { ...opts.env, PORT: String(opts.port), HOSTNAME: "127.0.0.1" },
     logDir: opts.logDir,
     ready: () => waitForHealth(`${url}/api/health/ready`, 60_000),
   });

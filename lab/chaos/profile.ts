@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { Deployed } from "./processes";
 import { freshSeed } from "./random";
 
 /** How long and how hard one run attacks, and the compressed clock it runs the product on. */
@@ -49,6 +50,8 @@ export interface Profile {
   webhookDisableAfterSeconds: number;
   build: boolean;
   pgPort: number;
+  /** Which server answers the shoppers: `next start`, or the API tier (no Next build needed). */
+  deployment: Deployed;
 }
 
 export const USAGE = `npm run chaos [-- --seed N] [--minutes M] [--no-build]
@@ -56,7 +59,8 @@ export const USAGE = `npm run chaos [-- --seed N] [--minutes M] [--no-build]
   --minutes M:   the long profile, M minutes of attack
   --seed N:      replay the attacks of a run (its first line prints its seed)
   --no-build:    start the build already in ${".next-chaos"} (after a run of the same tree)
-  --pg-port P:   the embedded PostgreSQL's port (default: any free port)`;
+  --pg-port P:   the embedded PostgreSQL's port (default: any free port)
+  --deployment D: \`next\` (default): the API served by \`next start\`; \`api\`: by the API tier (scripts/api.ts)`;
 
 export function parseProfile(argv: string[]): Profile {
   const { values } = parseArgs({
@@ -66,6 +70,7 @@ export function parseProfile(argv: string[]): Profile {
       minutes: { type: "string" },
       "no-build": { type: "boolean", default: false },
       "pg-port": { type: "string" },
+      deployment: { type: "string", default: "next" },
       help: { type: "boolean", default: false },
     },
   });
@@ -81,6 +86,9 @@ export function parseProfile(argv: string[]): Profile {
     return n;
   };
   const minutes = number("minutes", values.minutes, 0);
+  const deployment = values.deployment;
+  if (deployment !== "next" && deployment !== "api")
+    throw new Error(`--deployment must be next or api, got "${deployment}"`);
   const long = minutes > 0;
   return {
     name: long ? "long" : "short",
@@ -111,5 +119,6 @@ export function parseProfile(argv: string[]): Profile {
     webhookDisableAfterSeconds: 45,
     build: !values["no-build"],
     pgPort: Math.floor(number("pg-port", values["pg-port"], 0)),
+    deployment,
   };
 }

@@ -19,6 +19,8 @@ export interface LoadBalancerOptions {
   port: number;
   /** The instances' ports on 127.0.0.1. */
   backends: number[];
+  /** The API tier's ports: with any, every path under /api/ goes to them, the rest to `backends`. */
+  apiBackends?: number[];
   healthPath?: string;
 }
 
@@ -26,12 +28,23 @@ export interface LoadBalancerOptions {
  * HAProxy spreading HTTP requests round-robin over the instances that pass the health check
  * (every second; out after 2 failures, back after 1 success). Only a connection that never
  * reached an instance is retried elsewhere; anything else the client retries with its own
- * Idempotency-Key. Each answer names its instance in X-Served-By.
+ * Idempotency-Key. Each answer names its instance in X-Served-By (app1…, api1…). With an API
+ * tier, /api/ is routed to it by path: one origin for the browser (decision 0211).
  */
 export async function startHaproxy(opts: LoadBalancerOptions): Promise<LoadBalancer> {
   await assertPortFree(opts.port, "haproxy");
   const dir = mkdtempSync(join(tmpdir(), "haproxy-"));
   const config = join(dir, "haproxy.cfg");
+  const api = opts.apiBackends ?? [];
+  const backend = (name: string, server: string, ports: number[]) => [
+    `backend ${name}`,
+    "  balance roundrobin",
+    `  option httpchk GET ${opts.healthPath ?? HEALTH_CHECK_PATH}`,
+    "  http-check expect status 200",
+    "  http-response set-header X-Served-By %s",
+    "  default-server inter 1s fall 2 rise 1",
+    ...ports.map((port, i) => `  server ${server}${i + 1} 127.0.0.1:${port} check`),
+  ];
   const lines = [
     "global",
     "  maxconn 4096",
@@ -48,14 +61,10 @@ export async function startHaproxy(opts: LoadBalancerOptions): Promise<LoadBalan
     // trusts exactly this one hop (TRUSTED_PROXY_HOPS=1).
     "  http-request del-header X-Forwarded-For",
     "  option forwardfor",
+    ...(api.length > 0 ? ["  use_backend api if { path_beg /api/ }"] : []),
     "  default_backend instances",
-    "backend instances",
-    "  balance roundrobin",
-    `  option httpchk GET ${opts.healthPath ?? HEALTH_CHECK_PATH}`,
-    "  http-check expect status 200",
-    "  http-response set-header X-Served-By %s",
-    "  default-server inter 1s fall 2 rise 1",
-    ...opts.backends.map((port, i) => `  server app${i + 1} 127.0.0.1:${port} check`),
+    ...backend("instances", "app", opts.backends),
+    ...(api.length > 0 ? backend("api", "api", api) : []),
   ];
   writeFileSync(config, `${lines.join("\n")}\n`);
   // -db: stay in the foreground, so the guard can stop it.

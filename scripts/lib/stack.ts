@@ -8,6 +8,11 @@ import { type Database, startDatabase } from "./embedded-pg";
 import { startPgbouncer } from "./pgbouncer";
 import { startProvider } from "./provider-process";
 
+/** Production keeps its embedded data apart from development's, locked (docs/decisions/0150). */
+export function stackInstance(isProduction: boolean): "dev" | "test" | "production" {
+  return process.env.CHECKOUT_INSTANCE === "test" ? "test" : isProduction ? "production" : "dev";
+}
+
 export interface Stack {
   /** Variables for the processes that use the stack (Next, Vitest, Playwright). */
   env: Record<string, string>;

@@ -1,41 +1,49 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { installPeerAddress } from "../auth/peer-address";
-import { db } from "../db";
 import { errorField, logger } from "../log";
-import { paymentProvider } from "../provider";
-import { OPENAPI_PATH, openApiDocument } from "./openapi";
-import { handleProviderWebhook, PROVIDER_WEBHOOK_PATH } from "./provider-webhook";
-import { handleRestRequest, REST_PREFIX } from "./rest-handler";
-import { handleTrpcRequest } from "./trpc-handler";
+import { routeApiRequest } from "./api-routes";
+import { API_SECURITY_HEADERS } from "./security-headers";
 
 /**
- * The API's HTTP edge on a plain Node server: the same handler as the Next route, for tests
- * that need a real server process they can kill, and without a Next build.
+ * The API's HTTP edge on a plain Node server (the API tier, decision 0210): the routes of the
+ * Next app's /api, answered by the same handlers, with the headers next.config.ts gives them.
+ * Body caps, key checks, cross-site refusals, request logs and the 503 of a lost database are
+ * the handlers' own, so they hold here as under Next.
  */
 export function createApiServer(router?: AnyTRPCRouter): Server {
   // The socket's peer appended to X-Forwarded-For, as in Next (instrumentation.ts).
   installPeerAddress();
   return createServer(async (req, res) => {
+    let request: Request;
     try {
-      const response = await route(toRequest(req), router);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
+      request = toRequest(req);
+    } catch {
+      // A Host that makes no URL (Next answers it 400 too): nothing to route.
+      res.writeHead(400, { connection: "close" }).end();
+      return;
+    }
+    try {
+      await send(res, await routeApiRequest(request, router));
     } catch (error) {
       logger.error({ err: errorField(error) }, "request failed outside the handler");
-      res.writeHead(500).end();
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
     }
   });
 }
 
-/** The API routes of the Next app: the REST surface, its OpenAPI document, the provider's webhook, and tRPC. */
-function route(req: Request, router?: AnyTRPCRouter): Promise<Response> | Response {
-  const { pathname } = new URL(req.url);
-  if (pathname.startsWith(`${REST_PREFIX}/`)) return handleRestRequest(req, router);
-  if (pathname === OPENAPI_PATH) return Response.json(openApiDocument());
-  if (pathname === PROVIDER_WEBHOOK_PATH)
-    return handleProviderWebhook(req, { prisma: db, provider: paymentProvider });
-  return handleTrpcRequest(req, router);
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  for (const { key, value } of API_SECURITY_HEADERS) res.setHeader(key, value);
+  for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  // A refused body may still be arriving: closing the connection stops reading it.
+  if (response.status === 413) res.shouldKeepAlive = false;
+  // Whole answers (the handlers' are small JSON), sent with their length rather than chunked.
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  if (body) res.setHeader("content-length", body.byteLength);
+  res.writeHead(response.status).end(body);
 }
 
 function toRequest(req: IncomingMessage): Request {

@@ -43,5 +43,11 @@ export const STATIC_SECURITY_HEADERS = [
   { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
 ];
 
+/** What every API answer carries: the static headers, and a CSP for data never rendered or framed. */
+export const API_SECURITY_HEADERS = [
+  ...STATIC_SECURITY_HEADERS,
+  { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
+];
+
 /** Two years with subdomains: only sent in production, which is served over HTTPS. */
 export const HSTS = "max-age=63072000; includeSubDomains";

@@ -47,5 +47,5 @@ export type { RecoveryBackoff, RequestObservation } from "@idempotent-checkout/i
 export { IDEMPOTENCY_DEFAULTS } from "@idempotent-checkout/idempotency";
 // The HTTP edges check the key header before a procedure runs.
 export { checkIdempotentCall } from "@idempotent-checkout/idempotency/admin";
-/** Every process that serves requests flushes its outcome counts (instrumentation, scripts/api-server). */
+/** Every process that serves requests flushes its outcome counts (instrumentation, the API tier). */
 export const startCounterFlush = idempotency.startCounterFlush;

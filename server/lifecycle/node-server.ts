@@ -10,11 +10,12 @@ import { stopInOrder } from "./stop-in-order";
  */
 export async function startNodeServer(): Promise<void> {
   installPeerAddress();
-  const stopJobs = await startJobs();
+  const stopJobs = await startServerJobs();
   stopInOrder({ stopJobs, delayMs: env.SHUTDOWN_DELAY_SECONDS * 1000 });
 }
 
-async function startJobs(): Promise<() => Promise<void>> {
+/** What runs beside a server's requests (Next's or the API tier's); resolves to its stop. */
+export async function startServerJobs(): Promise<() => Promise<void>> {
   if (!process.env.DATABASE_URL) return async () => {};
   // No provider configured (neither the simulator's URL nor a key for Stripe itself): no jobs.
   const provider = process.env.PAYMENT_PROVIDER_URL || process.env.PAYMENT_PROVIDER_SECRET;

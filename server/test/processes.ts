@@ -3,9 +3,16 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The API (scripts/api-server.ts) as a real process that a test can SIGKILL. */
+/**
+ * The API tier (scripts/api.ts, what `npm run start:api` runs) as a real process that a test can
+ * SIGKILL: on loopback, without background jobs unless the test asks for them.
+ */
 export async function startApiProcess(env: Record<string, string>) {
-  const started = await startScript("scripts/api-server.ts", env, /api listening on (http:\/\/\S+)/);
+  const started = await startScript(
+    "scripts/api.ts",
+    { HOSTNAME: "127.0.0.1", BACKGROUND_JOBS: "off", ...env },
+    /api listening on (http:\/\/\S+)/,
+  );
   return { ...started, url: started.ready };
 }
 
@@ -26,7 +33,7 @@ async function startScript(script: string, env: Record<string, string>, readyLin
     if (process.env.DEBUG_API) process.stderr.write(String(d)); // to see why a test got a 500
   });
   const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 60_000);
     child.stdout?.on("data", (d) => {
       const match = readyLine.exec(String(d));
       if (match?.[1]) {

@@ -1,8 +1,6 @@
-import { checkReadiness, healthResponse } from "@/server/http/health";
+import { answerReadiness } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
 /** The readiness check under its older name, kept for callers that use it. */
-export async function GET() {
-  return healthResponse(await checkReadiness());
-}
+export const GET = answerReadiness;

@@ -1,8 +1,5 @@
-import { db } from "@/server/db";
-import { metricsResponse } from "@/server/http/metrics";
+import { answerMetrics } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export function GET(req: Request) {
-  return metricsResponse(req, db());
-}
+export const GET = answerMetrics;

@@ -1,7 +1,5 @@
-import { openApiDocument } from "@/server/http/openapi";
+import { answerOpenApiDocument } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return Response.json(openApiDocument());
-}
+export const GET = answerOpenApiDocument;

@@ -1,7 +1,5 @@
-import { checkLiveness, healthResponse } from "@/server/http/health";
+import { answerLiveness } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return healthResponse(checkLiveness());
-}
+export const GET = answerLiveness;

@@ -1,7 +1,5 @@
-import { checkReadiness, healthResponse } from "@/server/http/health";
+import { answerReadiness } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export async function GET() {
-  return healthResponse(await checkReadiness());
-}
+export const GET = answerReadiness;

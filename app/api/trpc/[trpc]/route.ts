@@ -1,7 +1,5 @@
-import { handleTrpcRequest } from "@/server/http/trpc-handler";
+import { answerTrpc } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = (req: Request) => handleTrpcRequest(req);
-
-export { handler as GET, handler as POST };
+export { answerTrpc as GET, answerTrpc as POST };

@@ -1,7 +1,11 @@
-import { handleRestRequest } from "@/server/http/rest-handler";
+import { answerRest } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = (req: Request) => handleRestRequest(req);
-
-export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };
+export {
+  answerRest as GET,
+  answerRest as POST,
+  answerRest as PUT,
+  answerRest as PATCH,
+  answerRest as DELETE,
+};

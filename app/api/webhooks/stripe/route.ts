@@ -1,9 +1,5 @@
-import { db } from "@/server/db";
-import { handleProviderWebhook } from "@/server/http/provider-webhook";
-import { paymentProvider } from "@/server/provider";
+import { answerProviderWebhook } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export function POST(req: Request) {
-  return handleProviderWebhook(req, { prisma: db, provider: paymentProvider });
-}
+export const POST = answerProviderWebhook;

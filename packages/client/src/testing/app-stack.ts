@@ -27,8 +27,10 @@ export async function startAppStack(): Promise<AppStack> {
     PROVIDER_PARENT_PID: String(process.pid),
   });
   try {
-    const api = await startScript("scripts/api-server.ts", /api listening on (http:\/\/\S+)/, {
+    const api = await startScript("scripts/api.ts", /api listening on (http:\/\/\S+)/, {
       PORT: "0",
+      HOSTNAME: "127.0.0.1",
+      BACKGROUND_JOBS: "off",
       PAYMENT_PROVIDER_URL: provider.url,
       ADMIN_TOKEN: adminToken,
     });
