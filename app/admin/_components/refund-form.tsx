@@ -191,7 +191,8 @@ function RefundConfirmation({
   useEffect(() => confirmRef.current?.focus(), []);
   const after = Math.max(0, refundableMinor - request.amountMinor);
   return (
-    <div role="group" aria-label="Confirm the refund" className="refund-confirm" data-testid="refund-confirm">
+    <fieldset className="refund-confirm" data-testid="refund-confirm">
+      <legend>Confirm the refund</legend>
       <p>
         {resumes
           ? `The refund of ${formatMoney(request.amountMinor, currency)} (${currency}) is not confirmed yet. Confirm checks it again with the same key; nothing is refunded twice.`
@@ -206,7 +207,7 @@ function RefundConfirmation({
         </button>
       </div>
       {children}
-    </div>
+    </fieldset>
   );
 }
 
