@@ -155,8 +155,6 @@ for (const viewport of WIDTHS) {
       browser,
       baseURL,
     }) => {
-      // The API reference is a large page: axe alone takes tens of seconds on a busy machine.
-      test.slow(path === "/docs/api");
       const { page, missing, close } = await shopperPage(browser, baseURL, viewport);
       await page.goto(path === "paid order" ? `/checkout?order=${paidOrder}` : path);
       if (path === "paid order") await expect(page.getByTestId("receipt-date")).toBeVisible();
