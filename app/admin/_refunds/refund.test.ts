@@ -144,6 +144,27 @@ describe("createRefunder", () => {
     expect(saved(storage)?.answer).toBeUndefined();
   });
 
+  it("a Confirm in another tab makes its own intent: the first tab's refund in flight is not taken over", async () => {
+    const storage = new MemoryStorage();
+    const first = harness(() => new Promise<TRefund>(() => {}), storage);
+    void first.refunder.confirm(INPUT);
+    await tick();
+    const sent: number[] = [];
+    const second = createRefunder({
+      storage: () => storage,
+      async send(input) {
+        sent.push(input.amountMinor);
+        return refund("r_2");
+      },
+      sleep: async () => {},
+      now: Date.now,
+      random: () => 0.5,
+      intents: { newKey: () => "other-tab-key", now: () => new Date() },
+    });
+    expect(await second.confirm({ ...INPUT, amountMinor: 100 })).toMatchObject({ kind: "succeeded" });
+    expect(sent).toEqual([100]);
+  });
+
   it("a Confirm after an unfinished refund goes on with its key and request, not a new intent", async () => {
     const steps: (Error | TRefund)[] = [httpError(401, "X"), refund()];
     const { refunder, keys } = harness(async () => {

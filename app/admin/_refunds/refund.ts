@@ -125,11 +125,17 @@ export function createRefunder(deps: RefunderDeps) {
     /** Goes on with the payment's unfinished refund, same key; null when there is none. */
     resume: runner.resume,
     /**
-     * A press of Confirm: the payment's unfinished refund goes on with its key (in flight, or left
-     * unconfirmed after its retries); only when there is none is a new intent made, with a new key.
+     * A press of Confirm: the refund this page left unfinished (unconfirmed after its retries,
+     * signed out) goes on with its key and request; otherwise a new intent with a new key, unless
+     * this payment's refund is in flight here. Another tab's intent in the shared storage is not
+     * taken over: its own page goes on with it.
      */
     async confirm(input: TRefundInput): Promise<RefundOutcome> {
-      return (await runner.resume(input.paymentId)) ?? runner.start(input);
+      if (unfinishedRequest(runner.getState(input.paymentId))) {
+        const resumed = await runner.resume(input.paymentId);
+        if (resumed) return resumed;
+      }
+      return runner.start(input);
     },
   };
 }
