@@ -48,13 +48,13 @@ async function seed() {
   await db.query(
     `CREATE UNLOGGED TABLE bench_rows AS
      SELECT g, gen_random_uuid() AS order_id, gen_random_uuid() AS payment_id,
-            a.ids[1 + CASE WHEN g % 10 = 0 THEN 0 ELSE 1 + (g * 7919) % ${CUSTOMERS} END] AS account_id,
+            a.ids[(1 + CASE WHEN g % 10 = 0 THEN 0 ELSE 1 + (g * 7919) % ${CUSTOMERS} END)::int] AS account_id,
             now() - make_interval(secs => (${ROWS} - g) * (31536000.0 / ${ROWS})) AS at,
-            500 + ((g * 104729) % 495) * 100 AS amount,
+            (500 + ((g * 104729) % 495) * 100)::int AS amount,
             CASE WHEN (g * 31) % 100 < 90 THEN 'succeeded' WHEN (g * 31) % 100 < 95 THEN 'declined'
                  WHEN (g * 31) % 100 < 97 THEN 'failed' WHEN (g * 31) % 100 < 99 THEN 'canceled'
                  ELSE 'pending' END AS status
-       FROM generate_series(1, ${ROWS}) g,
+       FROM generate_series(1::bigint, ${ROWS}) g,
             (SELECT array_agg(id ORDER BY (substr(handle, 7))::int) AS ids FROM accounts) a`,
   );
   await db.query(
@@ -100,6 +100,7 @@ const payments: [string, Input][] = [
   ["by amount (common: 1 in 495)", { amountMinor: 25_000 }],
   ["by amount (none match)", { amountMinor: 123 }],
   ["by status (canceled, 2 %)", { status: "canceled" }],
+  ["by status (authorized: none in these rows)", { status: "authorized" }],
   ["date range (one day)", { from: from.toISOString(), to: to.toISOString() }],
   [
     "date range + status + amount",
@@ -111,6 +112,7 @@ const payments: [string, Input][] = [
 const orders: [string, Input][] = [
   ["orders: newest page", {}],
   ["orders: by payment id", { q: mid.id }],
+  ["orders: by amount (none match)", { amountMinor: 123 }],
   ["orders: by email (45 orders)", { q: shopper.email }],
   ["orders: by email (100,000 orders)", { q: big.email }],
 ];
