@@ -37,8 +37,9 @@ describe("OutcomeChart", () => {
     expect(html).toMatch(/<details class="chart-empty"><summary>2 empty rows/);
     expect(html).toContain("409 in flight");
     expect(html).not.toContain('aria-label="409 in flight');
-    // Time ticks each quarter hour, the last one now.
-    for (const tick of ["10:00 UTC", "10:15", "10:30", "10:45", "now"]) expect(html).toContain(tick);
+    // Time ticks each quarter hour (UTC, as the caption says), the last one now.
+    expect(html).toContain("last 60 minutes (UTC)");
+    for (const tick of [">10:00<", ">10:15<", ">10:30<", ">10:45<", ">now<"]) expect(html).toContain(tick);
   });
 
   it("says so when the hour is empty, with every outcome folded", () => {

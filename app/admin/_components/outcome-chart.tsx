@@ -33,8 +33,8 @@ export function OutcomeChart({ chart }: { chart: TOutcomeChart }) {
     <figure className="chart" aria-labelledby={captionId}>
       <figcaption id={captionId}>
         {chart.procedure === null
-          ? `Idempotency outcomes per minute, last ${chart.minutes} minutes`
-          : `Outcomes of ${chart.procedure} per minute, last ${chart.minutes} minutes`}
+          ? `Idempotency outcomes per minute, last ${chart.minutes} minutes (UTC)`
+          : `Outcomes of ${chart.procedure} per minute, last ${chart.minutes} minutes (UTC)`}
       </figcaption>
       {shown.length === 0 ? (
         <p className="muted">Nothing in the last {chart.minutes} minutes.</p>
@@ -95,7 +95,7 @@ export function OutcomeChart({ chart }: { chart: TOutcomeChart }) {
             <span className="chart-ticks">
               {ticks.map((t, i) => (
                 <span key={t} style={{ left: `${(100 * t) / chart.minutes}%` }} data-edge={edge(i)}>
-                  {t === chart.minutes ? "now" : `${minuteLabel(start, t)}${i === 0 ? " UTC" : ""}`}
+                  {t === chart.minutes ? "now" : minuteLabel(start, t)}
                 </span>
               ))}
             </span>
