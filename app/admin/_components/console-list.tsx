@@ -63,7 +63,8 @@ export async function ConsoleListPage<Row extends { id: string }>({
           <p>No {noun} match.</p>
         ) : (
           <div className="table-scroll">
-            <table aria-label={list.title}>
+            {/* On a phone each row becomes a card, each value labelled with its column (admin.css). */}
+            <table aria-label={list.title} className="responsive">
               <thead>
                 <tr>
                   {list.columns.map((c) => (
@@ -77,7 +78,9 @@ export async function ConsoleListPage<Row extends { id: string }>({
                 {page.rows.map((row) => (
                   <tr key={row.id}>
                     {list.columns.map((c) => (
-                      <td key={c.header}>{c.cell(row)}</td>
+                      <td key={c.header} data-label={c.header}>
+                        {c.cell(row)}
+                      </td>
                     ))}
                   </tr>
                 ))}
