@@ -20,7 +20,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      // /docs/api is a route handler with a CSP of its own (hashes of its inline scripts).
+      // /docs/api and /docs/api/explorer are route handlers with CSPs of their own (none, or hashes).
       source: "/((?!api/|docs/api|_next/static|_next/image|favicon.ico).*)",
       // Prefetches are not documents; they need no nonce of their own.
       missing: [

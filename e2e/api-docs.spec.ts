@@ -1,6 +1,37 @@
 import { expect, test } from "@playwright/test";
 
-test("the API reference at /docs/api renders the OpenAPI document and shows the payments operation, loading nothing from another origin", async ({
+test("the API reference at /docs/api is one light document without script: the payments operation, its SDK sample, nothing else loaded", async ({
+  page,
+}) => {
+  const loaded: { url: string; bytes: number }[] = [];
+  page.on("requestfinished", async (request) => {
+    const response = await request.response();
+    loaded.push({ url: request.url(), bytes: (await response?.body())?.length ?? 0 });
+  });
+  const response = await page.goto("/docs/api");
+  expect(response?.headers()["content-security-policy"]).toMatch(/script-src 'none'|default-src 'none'/);
+  expect(response?.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+  const document = (await response?.body())?.length ?? 0;
+  // Scalar's page transferred 1.4 MB of script (compressed); this one is the document alone.
+  expect(document).toBeLessThan(100_000);
+  await expect(page.getByRole("heading", { name: "Idempotent Checkout API", level: 1 })).toBeVisible();
+  const toc = page.getByRole("navigation", { name: "Operations" });
+  await toc.getByRole("link", { name: "payments", exact: true }).click();
+  await toc.getByRole("link", { name: "Pay an order (idempotent)" }).click();
+  const pay = page.getByRole("region", { name: "Pay an order (idempotent)" });
+  await expect(pay.getByRole("heading", { name: "Pay an order (idempotent)" })).toBeInViewport();
+  await expect(pay.getByText("Idempotency-Key", { exact: true }).first()).toBeVisible();
+  const sdk = pay.getByRole("figure", { name: "@idempotent-checkout/client" });
+  await expect(sdk).toContainText('import { createClient, fileStore } from "@idempotent-checkout/client"');
+  await expect(sdk).toContainText("client.payments.create(");
+  await page.waitForLoadState("networkidle");
+  // Nothing but the document (and the browser's icon request).
+  const others = loaded.filter((l) => !/\/docs\/api$|\/favicon\.ico$/.test(new URL(l.url).pathname));
+  expect(others).toEqual([]);
+  expect(loaded.reduce((n, l) => n + l.bytes, 0)).toBeLessThan(120_000);
+});
+
+test("Scalar's explorer at /docs/api/explorer renders the same document and shows the payments operation, loading nothing from another origin", async ({
   page,
   baseURL,
 }) => {
@@ -14,7 +45,7 @@ test("the API reference at /docs/api renders the OpenAPI document and shows the 
   page.on("console", (message) => {
     if (message.text().includes("Content Security Policy")) refused.push(message.text());
   });
-  const response = await page.goto("/docs/api");
+  const response = await page.goto("/docs/api/explorer");
   // A CSP of its own, as strict as the pages': its scripts only, no framing.
   expect(response?.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
   await expect(page.getByRole("heading", { name: "Idempotent Checkout API" })).toBeVisible({

@@ -155,8 +155,6 @@ for (const viewport of WIDTHS) {
       browser,
       baseURL,
     }) => {
-      // The API reference is a large page: axe alone takes tens of seconds on a busy machine.
-      test.slow(path === "/docs/api");
       const { page, missing, close } = await shopperPage(browser, baseURL, viewport);
       await page.goto(path === "paid order" ? `/checkout?order=${paidOrder}` : path);
       if (path === "paid order") await expect(page.getByTestId("receipt-date")).toBeVisible();
@@ -165,4 +163,44 @@ for (const viewport of WIDTHS) {
       await close();
     });
   }
+}
+
+// The console pages issue 42 changed: the overview's charts (a scale, empty rows folded), the
+// shared lists, and an order with the refund's confirmation open. The operator is the token's.
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? "admin_test";
+
+for (const viewport of WIDTHS) {
+  test(`the console's overview, lists and refund confirmation fit ${viewport.width} px and pass axe (A/AA)`, async ({
+    browser,
+    baseURL,
+  }) => {
+    const context = await browser.newContext({ baseURL, viewport });
+    const page = await context.newPage();
+    await page.goto("/admin/signin");
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+    const outcomes = page.getByRole("figure", { name: /Idempotency outcomes per minute/ });
+    // The shopper paid in this file's first test: a strip with its scale, the rest folded.
+    await expect(outcomes.getByRole("img", { name: /^Claimed: [1-9]\d* in the last hour/ })).toBeVisible();
+    const folded = outcomes.locator("details.chart-empty");
+    if ((await folded.count()) > 0) {
+      await folded.locator("summary").click();
+      await expect(folded.getByRole("listitem").first()).toBeVisible();
+    }
+    await expectFitsAndAccessible(page, `/admin (${viewport.width} px)`);
+    for (const path of ["/admin/orders", "/admin/payments", "/admin/refunds"]) {
+      await page.goto(path);
+      await expect(page.getByRole("form", { name: /^Search / })).toBeVisible();
+      await expectFitsAndAccessible(page, `${path} (${viewport.width} px)`);
+    }
+    await page.goto(`/admin/orders/${paidOrder}`);
+    const form = page.getByRole("form", { name: /^Refund payment / });
+    await form.getByLabel("Reason").fill("a long reason, to see the confirmation wrap on a phone");
+    await form.getByRole("button", { name: "Refund" }).click();
+    await expect(form.getByRole("group", { name: "Confirm the refund" })).toBeVisible();
+    await expectFitsAndAccessible(page, `an order's refund confirmation (${viewport.width} px)`);
+    await form.getByRole("button", { name: "Cancel" }).click();
+    await context.close();
+  });
 }

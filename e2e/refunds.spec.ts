@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { watchMutations } from "./fixtures";
 import {
   ADMIN_TOKEN,
@@ -38,6 +38,15 @@ async function fillRefund(page: Page, payment: PaidOrder, amountMinor: number, r
   return form;
 }
 
+/** Refund, then the confirmation's second press: only that press sends the refund. */
+async function refundAndConfirm(form: Locator) {
+  await form.getByRole("button", { name: "Refund" }).click();
+  await form
+    .getByRole("group", { name: "Confirm the refund" })
+    .getByRole("button", { name: "Confirm" })
+    .click();
+}
+
 /** One refund of `amountMinor`: one row, one reversal, one provider refund, for one key. */
 function expectRefundedOnce(trail: RefundTrail, amountMinor: number) {
   expect(trail.refunds).toHaveLength(1);
@@ -48,7 +57,7 @@ function expectRefundedOnce(trail: RefundTrail, amountMinor: number) {
   return trail.refunds[0];
 }
 
-test("a double click on Refund (and three more presses with the button re-enabled) refunds once", async ({
+test("a double click on Confirm (and three more presses with the button re-enabled) refunds once", async ({
   page,
   request,
   refundTrail,
@@ -62,10 +71,14 @@ test("a double click on Refund (and three more presses with the button re-enable
   });
   await page.goto(`/admin/orders/${payment.orderId}`);
   const form = await fillRefund(page, payment, 500, "damaged in transit");
-  const button = form.getByRole("button", { name: "Refund" });
-  await button.dblclick();
-  await form.evaluate((f) => {
-    const b = f.querySelector("button[type=submit]") as HTMLButtonElement;
+  await form.getByRole("button", { name: "Refund" }).click();
+  const confirmation = form.getByRole("group", { name: "Confirm the refund" });
+  await expect(confirmation).toContainText(
+    `Refund ${money(500)} (EUR) for “damaged in transit”? ${money(payment.amountMinor - 500)} stays refundable after it.`,
+  );
+  await confirmation.getByRole("button", { name: "Confirm" }).dblclick();
+  await confirmation.evaluate((group) => {
+    const b = group.querySelector("button") as HTMLButtonElement;
     for (let i = 0; i < 3; i++) {
       b.disabled = false;
       b.click();
@@ -101,6 +114,37 @@ test("a double click on Refund (and three more presses with the button re-enable
   await page.goto("/admin");
   const chart = page.getByRole("figure", { name: /^Outcomes of refunds\.create per minute/ });
   await expect(chart.getByRole("img", { name: /^Claimed: [1-9]\d* in the last hour/ })).toBeVisible();
+});
+
+test("Refund asks first: the confirmation names the amount, currency and what stays; Cancel sends nothing; more than is left is never asked", async ({
+  page,
+  request,
+  refundTrail,
+}) => {
+  const payment = await paidOrder(request);
+  const refunds = watchMutations(page, isRefundRequest);
+  await page.goto(`/admin/orders/${payment.orderId}`);
+  const form = await fillRefund(page, payment, payment.amountMinor + 1, "too much");
+  await form.getByRole("button", { name: "Refund" }).click();
+  await expect(form.getByRole("alert")).toHaveText(
+    `At most ${money(payment.amountMinor)} is left to refund on this payment.`,
+  );
+  await expect(form.getByRole("group", { name: "Confirm the refund" })).toHaveCount(0);
+
+  await fillRefund(page, payment, 150, "changed mind");
+  await form.getByRole("button", { name: "Refund" }).click();
+  const confirmation = form.getByRole("group", { name: "Confirm the refund" });
+  await expect(confirmation).toContainText(`Refund ${money(150)} (EUR)`);
+  await expect(confirmation).toContainText(`${money(payment.amountMinor - 150)} stays refundable after it.`);
+  // The refusal it replaced is gone: one outcome at a time.
+  await expect(form.getByRole("alert")).toHaveCount(0);
+  await expect(confirmation.getByRole("button", { name: "Confirm" })).toBeFocused();
+  await confirmation.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirmation).toHaveCount(0);
+  await expect(form.getByLabel(/^Amount to refund/)).toBeEnabled();
+  await refunds.settled();
+  expect(refunds.exchanges).toHaveLength(0);
+  expect((await refundTrail(payment)).refunds).toHaveLength(0);
 });
 
 test("the shopper's order page lists the refund, and its refund receipt once issued", async ({
@@ -150,7 +194,7 @@ test("a lost response is retried with the same key and shows the refund made the
   });
   await page.goto(`/admin/orders/${payment.orderId}`);
   const form = await fillRefund(page, payment, 700, "lost answer");
-  await form.getByRole("button", { name: "Refund" }).click();
+  await refundAndConfirm(form);
 
   await expect.poll(() => firstAnswer?.id, OUTCOME).toBeTruthy();
   await expect(form.getByTestId("refund-id")).toHaveText(firstAnswer?.id ?? "", OUTCOME);
@@ -178,7 +222,7 @@ test("a reload while the refund is in flight resumes it with the same key; one r
   await page.goto(`/admin/orders/${payment.orderId}`);
   const form = await fillRefund(page, payment, 300, "reload");
   const sent = page.waitForRequest(isRefundRequest);
-  await form.getByRole("button", { name: "Refund" }).click();
+  await refundAndConfirm(form);
   await sent;
   await page.reload();
 
@@ -204,7 +248,7 @@ test("offline while refunding, then back online: one refund", async ({
   await page.goto(`/admin/orders/${payment.orderId}`);
   const form = await fillRefund(page, payment, 250, "offline");
   await context.setOffline(true);
-  await form.getByRole("button", { name: "Refund" }).click();
+  await refundAndConfirm(form);
   await expect(form.getByTestId("refund-progress")).toContainText("retrying with the same key", OUTCOME);
   await context.setOffline(false);
   await expect(form.getByTestId("refund-result")).toContainText(`Refunded ${money(250)}`, OUTCOME);
@@ -234,11 +278,11 @@ test("two tabs refund the same payment with amounts summing past the capture: wh
   const firstForm = await fillRefund(page, payment, first, "first tab");
   const secondForm = await fillRefund(other, payment, second, "second tab");
   const sent = page.waitForRequest(isRefundRequest);
-  await firstForm.getByRole("button", { name: "Refund" }).click();
+  await refundAndConfirm(firstForm);
   await sent;
   // The first tab's refund exists (pending at the provider) before the second tab presses.
   await expect.poll(async () => (await refundTrail(payment)).refunds.length, OUTCOME).toBe(1);
-  await secondForm.getByRole("button", { name: "Refund" }).click();
+  await refundAndConfirm(secondForm);
 
   await expect(firstForm.getByTestId("refund-result")).toContainText(`Refunded ${money(first)}`, OUTCOME);
   const refused = secondForm.getByTestId("refund-refused");

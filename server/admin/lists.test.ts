@@ -83,9 +83,10 @@ describe("the console's lists", () => {
       ["newest", {}, /payments_created_at_id_idx/],
       ["next page", { cursor }, /payments_created_at_id_idx/],
       ["email", { q: "alice@example.com" }, /payments_account_id_created_at_id_idx/],
-      // No index names a status or an amount (settlements stay HOT): the newest-first index, filtered.
+      // No index names a status (settlements stay HOT): the newest-first index, filtered. An
+      // amount is never updated: its own index (decision 0232).
       ["status", { status: "succeeded" }, /payments_created_at_id_idx/],
-      ["amount", { amountMinor: 2500 }, /payments_created_at_id_idx/],
+      ["amount", { amountMinor: 2500 }, /payments_amount_minor_created_at_id_idx/],
       ["dates", { from: "2026-11-01T00:00:00Z", to: "2026-11-02T00:00:00Z" }, /payments_created_at_id_idx/],
       ["id", { q: randomUUID() }, /payments_pkey/],
     ];

@@ -3,6 +3,7 @@ import { env } from "../env";
 import { IDEMPOTENCY_DEFAULTS } from "../keys";
 import { appRouter } from "../root";
 import type { Meta } from "../trpc";
+import { type CodeSample, codeSamples } from "./api-reference/code-samples";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_DOCS_PATH, PROBLEM_TYPES, problemTypeUri, ZProblem } from "./problems";
 import { REST_PREFIX, WWW_AUTHENTICATE } from "./rest-handler";
 
@@ -37,6 +38,10 @@ ${authentication(production)}
 ${problemList}`;
 
 type Operation = {
+  operationId?: string;
+  parameters?: { in?: string; name?: string }[];
+  requestBody?: unknown;
+  "x-codeSamples"?: CodeSample[];
   security?: Record<string, string[]>[];
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
 };
@@ -77,7 +82,8 @@ function statusHeaders(status: string): Record<string, unknown> | undefined {
 /**
  * Generated from the router's `meta.openapi`; then every error response is declared as a
  * problem (the generator only knows its own JSON error shape), and the idempotent operations
- * get their protocol headers on the answers that carry them.
+ * get their protocol headers on the answers that carry them; each operation carries its code
+ * samples (the SDK's call where it has one, and curl).
  */
 function buildDocument(production: boolean): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
@@ -130,6 +136,7 @@ function buildDocument(production: boolean): OpenAPIObject {
         };
       }
       op.responses = responses;
+      op["x-codeSamples"] = codeSamples(method, path, op);
     }
   }
   doc.info.license = { name: "MIT", identifier: "MIT" };

@@ -18,6 +18,18 @@ export function pageCsp(nonce: string, dev: boolean): string {
   ].join("; ");
 }
 
+/** A document without any script (the API reference, decision 0230): its inline style only. */
+export function scriptlessCsp(): string {
+  return [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    "img-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
 /** The API reference viewer (a route handler, not a page): its own scripts and these inline hashes. */
 export function viewerCsp(inlineScriptHashes: string[]): string {
   return [

@@ -1,16 +1,21 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { formatMoney, minorToInput, parseMoney } from "@/app/money";
 import { amountProblem } from "@/shared/currency";
-import type { RefundOutcome, RefundState } from "../_refunds/refund";
+import {
+  type RefundOutcome,
+  type RefundState,
+  type TRefundInput,
+  unfinishedRequest,
+} from "../_refunds/refund";
 import { useRefunder, useRefundState } from "../_refunds/use-refunder";
 
 /**
- * Refund part or all of one succeeded payment. The key is born when Refund is pressed and saved
- * with the intent in this browser (app/admin/_refunds/refund.ts); on load, an unfinished refund of
- * this payment is resumed with its key. The page's figures are re-read after every outcome.
+ * Refund part or all of one succeeded payment. Refund shows what will happen; Confirm makes the
+ * intent, whose key is born then and saved in this browser (app/admin/_refunds/refund.ts). On load,
+ * and at the next Confirm, an unfinished refund of this payment goes on with its key. The page's figures are re-read after every outcome.
  */
 export function RefundForm({
   paymentId,
@@ -50,9 +55,18 @@ export function RefundForm({
   }, [refunder, paymentId, router]);
 
   const running = state.phase === "running";
+  // Refund asks first; the request (and its key) is made only by Confirm.
+  const [asked, setAsked] = useState<TRefundInput | null>(null);
+  const unfinished = unfinishedRequest(state);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    // A refund left without a final answer is what a confirmation goes on with (same key).
+    if (unfinished) {
+      setInvalid(null);
+      setAsked(unfinished);
+      return;
+    }
     const amountMinor = parseMoney(amount, currency);
     if (amountMinor === null || amountMinor <= 0) {
       setInvalid(
@@ -76,7 +90,12 @@ export function RefundForm({
       return;
     }
     setInvalid(null);
-    void refunder.refund({ paymentId, amountMinor, reason: reason.trim() }).then((outcome) => {
+    setAsked({ paymentId, amountMinor, reason: reason.trim() });
+  }
+
+  function confirm(request: TRefundInput) {
+    void refunder.confirm(request).then((outcome) => {
+      setAsked(null);
       // Another refund needs its own reason: a press after this one finished is not taken as it.
       if (outcome.kind === "succeeded") setReason("");
       router.refresh();
@@ -85,7 +104,7 @@ export function RefundForm({
 
   return (
     <form onSubmit={submit} className="stack refund-form" aria-label={`Refund payment ${paymentId}`}>
-      <fieldset className="filters" disabled={!hydrated}>
+      <fieldset className="filters" disabled={!hydrated || asked !== null}>
         <div>
           <label htmlFor={`${id}-amount`}>Amount to refund ({currency})</label>
           <input
@@ -121,8 +140,20 @@ export function RefundForm({
         currency={currency}
         refundableMinor={refundableMinor}
       />
-      {/* One outcome at a time: a new refusal replaces the last result rather than piling above it. */}
-      {invalid ? (
+      {/* One outcome at a time: the confirmation, a refusal or the last result, never stacked. */}
+      {asked ? (
+        <RefundConfirmation
+          request={asked}
+          resumes={unfinished !== null}
+          currency={currency}
+          refundableMinor={refundableMinor}
+          running={running}
+          onConfirm={() => confirm(asked)}
+          onCancel={() => setAsked(null)}
+        >
+          {running && <RefundProgress state={state} currency={currency} refundableMinor={refundableMinor} />}
+        </RefundConfirmation>
+      ) : invalid ? (
         <p role="alert" className="error">
           {invalid}
         </p>
@@ -130,6 +161,53 @@ export function RefundForm({
         <RefundProgress state={state} currency={currency} refundableMinor={refundableMinor} />
       )}
     </form>
+  );
+}
+
+/**
+ * The second press: what goes back, in which currency, and what stays refundable. Confirm stays
+ * while the refund runs (disabled), so a press that gets through anyway joins it.
+ */
+function RefundConfirmation({
+  request,
+  resumes,
+  currency,
+  refundableMinor,
+  running,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  request: TRefundInput;
+  resumes: boolean;
+  currency: string;
+  refundableMinor: number;
+  running: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+  children: ReactNode;
+}) {
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirmRef.current?.focus(), []);
+  const after = Math.max(0, refundableMinor - request.amountMinor);
+  return (
+    <fieldset className="refund-confirm" data-testid="refund-confirm">
+      <legend>Confirm the refund</legend>
+      <p>
+        {resumes
+          ? `The refund of ${formatMoney(request.amountMinor, currency)} (${currency}) is not confirmed yet. Confirm checks it again with the same key; nothing is refunded twice.`
+          : `Refund ${formatMoney(request.amountMinor, currency)} (${currency}) for “${request.reason}”? ${formatMoney(after, currency)} stays refundable after it.`}
+      </p>
+      <div className="filter-actions">
+        <button ref={confirmRef} type="button" onClick={onConfirm} disabled={running} aria-busy={running}>
+          {running ? "Refunding…" : "Confirm"}
+        </button>
+        <button type="button" className="secondary" onClick={onCancel} disabled={running}>
+          Cancel
+        </button>
+      </div>
+      {children}
+    </fieldset>
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../../_keyed/memory-storage";
 import { httpError, networkError } from "../../_keyed/testing/trpc-errors";
-import { createRefunder, type TRefund } from "./refund";
+import { createRefunder, type TRefund, unfinishedRequest } from "./refund";
 
 const PAYMENT = "5c2d7e1a-0000-4000-8000-000000000001";
 const INPUT = { paymentId: PAYMENT, amountMinor: 500, reason: "damaged" };
@@ -54,11 +54,12 @@ describe("createRefunder", () => {
     const { refunder, keys, savedKeys, storage } = harness(
       () => new Promise((resolve) => (release = resolve)),
     );
-    const presses = [refunder.refund(INPUT), refunder.refund(INPUT)];
-    expect(presses[0]).toBe(presses[1]);
+    const presses = [refunder.confirm(INPUT), refunder.confirm(INPUT)];
     await tick();
     release(refund());
     expect(await presses[0]).toMatchObject({ kind: "succeeded", refund: { id: "r_1" } });
+    // The second press joined the first: the very same outcome, not a second run's.
+    expect(await presses[1]).toBe(await presses[0]);
     expect(keys).toEqual(["key-1"]);
     expect(savedKeys).toEqual(["key-1"]);
     expect(saved(storage)).toMatchObject({
@@ -74,7 +75,7 @@ describe("createRefunder", () => {
       if (step instanceof Error) throw step;
       return step as TRefund;
     });
-    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "succeeded" });
+    expect(await refunder.confirm(INPUT)).toMatchObject({ kind: "succeeded" });
     expect(keys).toEqual(["key-1", "key-1", "key-1"]);
     expect(sleeps[1]).toBe(2000);
   });
@@ -82,7 +83,7 @@ describe("createRefunder", () => {
   it("a reload resumes the saved unfinished refund with its key; a finished one is not resumed", async () => {
     const storage = new MemoryStorage();
     const before = harness(() => new Promise<TRefund>(() => {}), storage);
-    void before.refunder.refund(INPUT);
+    void before.refunder.confirm(INPUT);
     await tick();
     const after = harness(async () => refund(), storage);
     expect(await after.refunder.resume(PAYMENT)).toMatchObject({ kind: "succeeded" });
@@ -97,7 +98,7 @@ describe("createRefunder", () => {
         details: { reason: "refund_exceeds_captured", refundableMinor: 120 },
       });
     });
-    expect(await refunder.refund(INPUT)).toEqual({
+    expect(await refunder.confirm(INPUT)).toEqual({
       kind: "refused",
       reason: "refund_exceeds_captured",
       message: "The refund exceeds what is left to refund.",
@@ -106,7 +107,7 @@ describe("createRefunder", () => {
     expect(keys).toHaveLength(1);
     expect(saved(storage)?.answer).toMatchObject({ status: 422, body: { kind: "refused" } });
     // The next press is a new intent with a new key.
-    await refunder.refund({ ...INPUT, amountMinor: 120 });
+    await refunder.confirm({ ...INPUT, amountMinor: 120 });
     expect(keys).toEqual(["key-1", "key-2"]);
   });
 
@@ -121,7 +122,7 @@ describe("createRefunder", () => {
     const { refunder, keys, sleeps } = harness(async () => {
       throw steps.shift();
     });
-    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "refused", refundableMinor: 200 });
+    expect(await refunder.confirm(INPUT)).toMatchObject({ kind: "refused", refundableMinor: 200 });
     expect(keys).toEqual(["key-1", "key-1"]);
     expect(sleeps).toEqual([1000]);
   });
@@ -132,14 +133,55 @@ describe("createRefunder", () => {
         message: "This Idempotency-Key was already used with a different request.",
       });
     });
-    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "rejected", httpStatus: 422 });
+    expect(await refunder.confirm(INPUT)).toMatchObject({ kind: "rejected", httpStatus: 422 });
   });
 
   it("a signed-out operator keeps the intent unfinished, to resume with the same key", async () => {
     const { refunder, storage } = harness(async () => {
       throw httpError(401, "X");
     });
-    expect(await refunder.refund(INPUT)).toMatchObject({ kind: "signed_out" });
+    expect(await refunder.confirm(INPUT)).toMatchObject({ kind: "signed_out" });
     expect(saved(storage)?.answer).toBeUndefined();
+  });
+
+  it("a Confirm in another tab makes its own intent: the first tab's refund in flight is not taken over", async () => {
+    const storage = new MemoryStorage();
+    const first = harness(() => new Promise<TRefund>(() => {}), storage);
+    void first.refunder.confirm(INPUT);
+    await tick();
+    const sent: number[] = [];
+    const second = createRefunder({
+      storage: () => storage,
+      async send(input) {
+        sent.push(input.amountMinor);
+        return refund("r_2");
+      },
+      sleep: async () => {},
+      now: Date.now,
+      random: () => 0.5,
+      intents: { newKey: () => "other-tab-key", now: () => new Date() },
+    });
+    expect(await second.confirm({ ...INPUT, amountMinor: 100 })).toMatchObject({ kind: "succeeded" });
+    expect(sent).toEqual([100]);
+  });
+
+  it("a Confirm after an unfinished refund goes on with its key and request, not a new intent", async () => {
+    const steps: (Error | TRefund)[] = [httpError(401, "X"), refund()];
+    const { refunder, keys } = harness(async () => {
+      const step = steps.shift();
+      if (step instanceof Error) throw step;
+      return step as TRefund;
+    });
+    expect(await refunder.confirm(INPUT)).toMatchObject({ kind: "signed_out" });
+    expect(unfinishedRequest(refunder.getState(PAYMENT))).toEqual(INPUT);
+    // Signed in again, the operator confirms (another amount typed): the saved refund is what goes on.
+    const again = await refunder.confirm({ ...INPUT, amountMinor: 100 });
+    expect(again).toMatchObject({ kind: "succeeded", refund: { amountMinor: 500 } });
+    expect(keys).toEqual(["key-1", "key-1"]);
+    expect(unfinishedRequest(refunder.getState(PAYMENT))).toBeNull();
+    // Finished, the next Confirm is a new intent.
+    steps.push(refund("r_2"));
+    await refunder.confirm({ ...INPUT, amountMinor: 100 });
+    expect(keys).toEqual(["key-1", "key-1", "key-2"]);
   });
 });

@@ -76,7 +76,8 @@ const REFUND_ANSWERS: Answers<TRefund, RefundOutcome> = {
   refused: refundRefusal,
   unconfirmed: {
     kind: "unconfirmed",
-    message: "The refund is not confirmed yet. It is saved: this page goes on with it when reopened.",
+    message:
+      "The refund is not confirmed yet. It is saved: Refund then Confirm checks it again with the same key, as reopening this page does.",
   },
 };
 
@@ -94,6 +95,11 @@ function answerStatus(outcome: RefundOutcome): number | undefined {
   if (outcome.kind === "succeeded") return 200;
   if (outcome.kind === "refused") return 422;
   return outcome.kind === "rejected" ? outcome.httpStatus : undefined;
+}
+
+/** The request of a refund that ended without a final answer: the next Confirm goes on with it. */
+export function unfinishedRequest(state: RefundState): TRefundInput | null {
+  return state.phase === "done" && answerStatus(state.outcome) === undefined ? state.intent.request : null;
 }
 
 export interface RefunderDeps extends Omit<RefundDeps, "onProgress"> {
@@ -118,7 +124,18 @@ export function createRefunder(deps: RefunderDeps) {
     subscribe: runner.subscribe,
     /** Goes on with the payment's unfinished refund, same key; null when there is none. */
     resume: runner.resume,
-    /** A press of Refund: a new intent with a new key, unless this payment's refund is in flight. */
-    refund: (input: TRefundInput) => runner.start(input),
+    /**
+     * A press of Confirm: the refund this page left unfinished (unconfirmed after its retries,
+     * signed out) goes on with its key and request; otherwise a new intent with a new key, unless
+     * this payment's refund is in flight here. Another tab's intent in the shared storage is not
+     * taken over: its own page goes on with it.
+     */
+    async confirm(input: TRefundInput): Promise<RefundOutcome> {
+      if (unfinishedRequest(runner.getState(input.paymentId))) {
+        const resumed = await runner.resume(input.paymentId);
+        if (resumed) return resumed;
+      }
+      return runner.start(input);
+    },
   };
 }
