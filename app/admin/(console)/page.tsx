@@ -135,30 +135,32 @@ export default async function AdminOverviewPage() {
             </li>
           </ul>
           {webhooks.endpoints.length > 0 && (
-            <table aria-label="Webhook endpoints behind, failing or disabled">
-              <thead>
-                <tr>
-                  <th>Endpoint</th>
-                  <th>Pending</th>
-                  <th>Failed</th>
-                  <th>Lag</th>
-                  <th>State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {webhooks.endpoints.map((e) => (
-                  <tr key={e.endpointId}>
-                    <td>
-                      <code>{e.url}</code>
-                    </td>
-                    <td>{e.pending}</td>
-                    <td>{e.failed}</td>
-                    <td>{e.lagSeconds} s</td>
-                    <td>{e.disabledReason ? `disabled: ${e.disabledReason}` : "enabled"}</td>
+            <div className="table-scroll">
+              <table aria-label="Webhook endpoints behind, failing or disabled">
+                <thead>
+                  <tr>
+                    <th>Endpoint</th>
+                    <th>Pending</th>
+                    <th>Failed</th>
+                    <th>Lag</th>
+                    <th>State</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {webhooks.endpoints.map((e) => (
+                    <tr key={e.endpointId}>
+                      <td>
+                        <code>{e.url}</code>
+                      </td>
+                      <td>{e.pending}</td>
+                      <td>{e.failed}</td>
+                      <td>{e.lagSeconds} s</td>
+                      <td>{e.disabledReason ? `disabled: ${e.disabledReason}` : "enabled"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </section>
       </div>
