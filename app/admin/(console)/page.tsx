@@ -112,7 +112,7 @@ export default async function AdminOverviewPage() {
           </ul>
         </section>
 
-        <section className="card" aria-labelledby="webhooks-heading">
+        <section className="card tile-wide" aria-labelledby="webhooks-heading">
           <h2 id="webhooks-heading">Merchant webhooks</h2>
           <ul className="counts">
             <li>
@@ -135,32 +135,30 @@ export default async function AdminOverviewPage() {
             </li>
           </ul>
           {webhooks.endpoints.length > 0 && (
-            <div className="table-scroll">
-              <table aria-label="Webhook endpoints behind, failing or disabled">
-                <thead>
-                  <tr>
-                    <th>Endpoint</th>
-                    <th>Pending</th>
-                    <th>Failed</th>
-                    <th>Lag</th>
-                    <th>State</th>
+            <table aria-label="Webhook endpoints behind, failing or disabled">
+              <thead>
+                <tr>
+                  <th>Endpoint</th>
+                  <th>Pending</th>
+                  <th>Failed</th>
+                  <th>Lag</th>
+                  <th>State</th>
+                </tr>
+              </thead>
+              <tbody>
+                {webhooks.endpoints.map((e) => (
+                  <tr key={e.endpointId}>
+                    <td>
+                      <code>{e.url}</code>
+                    </td>
+                    <td>{e.pending}</td>
+                    <td>{e.failed}</td>
+                    <td>{e.lagSeconds} s</td>
+                    <td>{e.disabledReason ? `disabled: ${e.disabledReason}` : "enabled"}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {webhooks.endpoints.map((e) => (
-                    <tr key={e.endpointId}>
-                      <td>
-                        <code>{e.url}</code>
-                      </td>
-                      <td>{e.pending}</td>
-                      <td>{e.failed}</td>
-                      <td>{e.lagSeconds} s</td>
-                      <td>{e.disabledReason ? `disabled: ${e.disabledReason}` : "enabled"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                ))}
+              </tbody>
+            </table>
           )}
         </section>
       </div>
