@@ -1,9 +1,12 @@
 // Helpers of e2e/deploy.spec.ts: the deployed entry points as real processes, a production
 // customer's API key made the way a shopper makes one, and a payment over REST.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { expect, type Page } from "@playwright/test";
+import pg from "pg";
+import { freePort } from "../scripts/lib/guarded-process";
 import { createPrismaClient } from "../server/db";
 import { demoProducts } from "../server/seed";
 
@@ -174,3 +177,54 @@ export async function stockCatalog(databaseUrl: string): Promise<void> {
     await prisma.$disconnect();
   }
 }
+
+/**
+ * What the image's servers stand on, as compose starts it: a database of its own migrated by
+ * `node dist/migrate.mjs` (the release step), its catalog stocked, and `node dist/provider.mjs`.
+ * `env` is the servers' production environment; `drop()` stops nothing, it drops the database.
+ */
+export async function imageBackends(running: Started[]) {
+  const serverUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error("DATABASE_URL is not set: run the e2e suite through `npm test`");
+  const name = `deploy_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const drop = async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).href;
+  const migrate = spawnSync("node", ["dist/migrate.mjs"], {
+    cwd: ROOT,
+    env: cleanEnv({ DATABASE_URL: databaseUrl }),
+    encoding: "utf8",
+  });
+  expect(migrate.status, migrate.stderr).toBe(0);
+  await stockCatalog(databaseUrl);
+  const providerSecret = `sk_live_${secret()}`;
+  const providerPort = await freePort();
+  const provider = await startProcess("node", ["dist/provider.mjs"], {
+    env: cleanEnv({
+      APP_ENV: "production",
+      PROVIDER_SECRET: providerSecret,
+      PROVIDER_DATABASE_URL: databaseUrl,
+      PROVIDER_PORT: String(providerPort),
+    }),
+    ready: /provider listening/,
+  });
+  running.push(provider);
+  const env = {
+    APP_ENV: "production",
+    NODE_ENV: "production",
+    ADMIN_TOKEN: secret(),
+    SESSION_SECRET: secret(),
+    DATABASE_URL: databaseUrl,
+    PAYMENT_PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
+    PAYMENT_PROVIDER_SECRET: providerSecret,
+    LOG_LEVEL: "warn",
+  };
+  return { env, provider, drop };
+}
+
+export const secret = () => randomBytes(32).toString("base64url");

@@ -1,13 +1,8 @@
-// Issue 37: the production stack as a platform starts and stops it. `npm start` and the entry
-// points of the image (Dockerfile: the standalone server.js, dist/*.mjs), each paid through and
-// then stopped by SIGTERM to the one process a platform signals, with a slow payment in flight.
-import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import pg from "pg";
+import { findBinary } from "../scripts/lib/debian-package";
 import { freePort } from "../scripts/lib/guarded-process";
 import { LOCKED_ROLES, lockedUrl } from "../scripts/lib/locked-roles";
 import {
@@ -16,16 +11,17 @@ import {
   descendants,
   exitTimes,
   getFresh,
+  imageBackends,
   liveApiKey,
   orderAndPay,
   ROOT,
   type Started,
+  secret,
   startProcess,
   stockCatalog,
 } from "./deploy-helpers";
 
 const GRACE_MS = 30_000;
-const secret = () => randomBytes(32).toString("base64url");
 const running: Started[] = [];
 test.afterEach(() => {
   for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill("SIGKILL");
@@ -120,45 +116,8 @@ test("the image's entry points: migrate, provider, worker and the standalone ser
   page,
 }) => {
   test.setTimeout(300_000);
-  const serverUrl = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error("DATABASE_URL is not set: run the e2e suite through `npm test`");
-  const name = `deploy_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).href;
+  const { env: appEnv, provider, drop } = await imageBackends(running);
   try {
-    // The release step, as compose.yaml's `migrate` service runs it.
-    const migrate = spawnSync("node", ["dist/migrate.mjs"], {
-      cwd: ROOT,
-      env: cleanEnv({ DATABASE_URL: databaseUrl }),
-      encoding: "utf8",
-    });
-    expect(migrate.status, migrate.stderr).toBe(0);
-    await stockCatalog(databaseUrl);
-
-    const providerSecret = `sk_live_${secret()}`;
-    const providerPort = await freePort();
-    const provider = await startProcess("node", ["dist/provider.mjs"], {
-      env: cleanEnv({
-        APP_ENV: "production",
-        PROVIDER_SECRET: providerSecret,
-        PROVIDER_DATABASE_URL: databaseUrl,
-        PROVIDER_PORT: String(providerPort),
-      }),
-      ready: /provider listening/,
-    });
-    running.push(provider);
-    const appEnv = {
-      APP_ENV: "production",
-      NODE_ENV: "production",
-      ADMIN_TOKEN: secret(),
-      SESSION_SECRET: secret(),
-      DATABASE_URL: databaseUrl,
-      PAYMENT_PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
-      PAYMENT_PROVIDER_SECRET: providerSecret,
-      LOG_LEVEL: "warn",
-    };
     const port = await freePort();
     const server = await startProcess("node", ["server.js"], {
       cwd: join(ROOT, ".next", "standalone"),
@@ -208,7 +167,70 @@ test("the image's entry points: migrate, provider, worker and the standalone ser
     expect((await provider.exited).code, provider.output()).toBe(0);
     expect(alive(server.child.pid as number)).toBe(false);
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await drop();
+  }
+});
+
+test("compose's edge: deploy/haproxy.cfg sends /api/ to the API tier (node dist/api.mjs) and the pages to the standalone server; a shopper signs up and pays through it", async ({
+  page,
+}) => {
+  const haproxy = findBinary("haproxy");
+  test.skip(
+    !haproxy && process.env.TEST_POOLER !== "pgbouncer",
+    "skipped: haproxy not installed (apt-get install -y haproxy)",
+  );
+  test.setTimeout(300_000);
+  const { env: appEnv, drop } = await imageBackends(running);
+  try {
+    const [pagesPort, apiPort, edgePort] = [await freePort(), await freePort(), await freePort()];
+    // As compose sets them: behind the edge, one proxy hop.
+    const serverEnv = { ...appEnv, HOSTNAME: "127.0.0.1", BACKGROUND_JOBS: "off", TRUSTED_PROXY_HOPS: "1" };
+    running.push(
+      await startProcess("node", ["server.js"], {
+        cwd: join(ROOT, ".next", "standalone"),
+        env: cleanEnv({ ...serverEnv, PORT: String(pagesPort) }),
+        ready: /Ready in/,
+      }),
+    );
+    const api = await startProcess("node", ["dist/api.mjs"], {
+      env: cleanEnv({ ...serverEnv, PORT: String(apiPort) }),
+      ready: /api listening/,
+    });
+    running.push(api);
+    running.push(
+      await startProcess(haproxy as string, ["-W", "-db", "-f", "deploy/haproxy.cfg"], {
+        env: cleanEnv({
+          EDGE_BIND: `127.0.0.1:${edgePort}`,
+          PAGES_ADDR: `127.0.0.1:${pagesPort}`,
+          API_ADDR: `127.0.0.1:${apiPort}`,
+        }),
+        ready: /Loading success/,
+      }),
+    );
+    const base = `http://127.0.0.1:${edgePort}`;
+    await expect
+      .poll(async () => (await fetch(`${base}/api/health/ready`).catch(() => undefined))?.status, {
+        timeout: 10_000,
+      })
+      .toBe(200);
+    const home = await fetch(base);
+    expect(home.status).toBe(200);
+    expect(home.headers.get("x-served-by")).toMatch(/^app\d$/);
+    expect((await fetch(`${base}/api/openapi.json`)).headers.get("x-served-by")).toMatch(/^api\d$/);
+    expect(
+      descendants(api.child.pid as number)
+        .map((c) => c.command)
+        .join(" "),
+    ).not.toMatch(/tsx/);
+
+    // The shopper's pages and their tRPC calls share the edge's origin; the key and the payment
+    // are made through it, the payment answered by the API tier.
+    const apiKey = await liveApiKey(page, base);
+    const { payment } = await orderAndPay(base, apiKey, "pm_card_visa");
+    const paid = await payment;
+    expect(paid.status, paid.body).toBe(200);
+    expect(JSON.parse(paid.body)).toMatchObject({ status: "succeeded", amount: 2500 });
+  } finally {
+    await drop();
   }
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startDatabase } from "../../scripts/lib/embedded-pg";
 import { startProvider } from "../../scripts/lib/provider-process";
-import { printApiTier, runApiTier } from "./lib/api-tier";
+import { printApiTier, startApiTierBench } from "./lib/api-tier";
 import { runFloor } from "./lib/floor";
 import { closedLoop, httpClient, type LoadResult } from "./lib/load";
 import { cpuDelta, cpuMs } from "./lib/proc";
@@ -103,8 +103,11 @@ const provider = await startProvider({
   databaseUrl: providerDbUrl,
   port: Number(process.env.PROVIDER_PORT ?? 0),
 });
+// The production build: `next build` and, after it, the bundles (the API tier's dist/api.mjs).
 if (process.env.BENCH_BUILD !== "0")
-  execFileSync("node_modules/.bin/next", ["build"], { cwd: ROOT, stdio: "ignore" });
+  execFileSync("npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: "ignore" });
+else if (!existsSync(join(ROOT, "dist", "api.mjs")))
+  execFileSync("npm", ["run", "--silent", "postbuild"], { cwd: ROOT, stdio: "ignore" });
 const server = await startServer();
 // Sockets for 16 clients and the 16 requests that hold keys in flight for the 409s.
 const client = httpClient(`http://127.0.0.1:${PORT}`, 40);
@@ -342,8 +345,38 @@ for (const id of await orders(20)) await pay(randomUUID(), payBody(id));
 
 // Passes up to 0 warm up and are not reported: a first pass ran cold (catalog.list ×16 at 60 %
 // of the second pass's rate, fresh ×16 at 85 %), which moved every first-pass ratio.
+// The same API on the API tier (node dist/api.mjs, no Next) in the same passes, its loads before
+// or after the Next route's by turns: what Next's own per-request work adds, with neither side
+// always meeting the larger database. Its outbox is relayed by the Next server's jobs.
+const apiTier = await startApiTierBench({
+  root: ROOT,
+  port: PORT + 2,
+  env: {
+    DATABASE_URL: dbUrl("checkout"),
+    PAYMENT_PROVIDER_URL: provider.url,
+    APP_ENV: "development",
+    LOG_FORMAT: process.env.LOG_FORMAT ?? "json",
+  },
+  clients: CLIENTS,
+  sizes: SIZES,
+  orders,
+  paymentsOf,
+  payBody: (id) => payBody(id),
+  customer: alice,
+  operator,
+  measure: measured,
+  workersCpu: serverCpu,
+});
 for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
   const record = pass < 1 ? () => {} : recordResult;
+  if (pass % 2 === 0) await apiTier.pass(record);
+  await nextPass(record);
+  if (pass % 2 !== 0) await apiTier.pass(record);
+}
+await apiTier.stop();
+
+/** One pass of the Next route's loads, each handed to `record`. */
+async function nextPass(record: (name: string, m: Measured) => void) {
   for (const [i, clients] of CLIENTS.entries()) {
     const n = (s: number[]) => s[i] as number;
     // The parts of a payment's path that are not ours: Next answering a route that does nothing
@@ -482,28 +515,6 @@ for (let pass = 1 - WARMUP_PASSES; pass <= PASSES; pass++) {
     );
   }
 }
-// The same API on the API tier (scripts/api.ts, no Next), beside it: what Next's own
-// per-request work adds. Its outbox is relayed by the Next server's jobs.
-const apiTier = await runApiTier({
-  root: ROOT,
-  port: PORT + 2,
-  env: {
-    DATABASE_URL: dbUrl("checkout"),
-    PAYMENT_PROVIDER_URL: provider.url,
-    APP_ENV: "development",
-    LOG_FORMAT: process.env.LOG_FORMAT ?? "json",
-  },
-  clients: CLIENTS,
-  sizes: SIZES,
-  orders,
-  paymentsOf,
-  payBody: (id) => payBody(id),
-  customer: alice,
-  operator,
-  measure: measured,
-  workersCpu: serverCpu,
-});
-for (const [name, r] of Object.entries(apiTier.rows)) recordResult(name, r);
 
 for (const [name, rs] of Object.entries(
   await extraComparisons({
