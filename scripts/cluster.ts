@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { apiTierArgs } from "./lib/api-bundle";
 import { requireBinaries } from "./lib/debian-package";
 import { enterStage } from "./lib/dotenv";
 import { HA_DEFAULTS, type HaCluster, requirePgServer, startHaPostgres } from "./lib/ha-postgres";
@@ -150,7 +151,7 @@ try {
       port,
     );
   for (const [i, port] of apiPorts.entries())
-    startInstance(`api instance ${i + 1}`, process.execPath, ["--import", "tsx", "scripts/api.ts"], port);
+    startInstance(`api instance ${i + 1}`, process.execPath, apiTierArgs(), port);
   await Promise.all(
     [...ports, ...apiPorts].map((port) => waitForHealth(`http://127.0.0.1:${port}${HEALTH_CHECK_PATH}`)),
   );

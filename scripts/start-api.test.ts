@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../server/auth/tokens";
 import { createPrismaClient } from "../server/db";
@@ -19,6 +20,11 @@ let drop: () => Promise<void>;
 const token = `sk_live_${randomBytes(32).toString("base64url")}`;
 
 beforeAll(async () => {
+  // The launcher runs the bundle (dist/api.mjs): made from this tree, not an earlier build's.
+  execFileSync(process.execPath, ["--import", "tsx", "scripts/build-dist.ts"], {
+    cwd: ROOT,
+    stdio: "ignore",
+  });
   const scratch = await createScratchDatabase("start_api");
   drop = scratch.drop;
   await applyMigrations(scratch.url);
@@ -83,6 +89,15 @@ const post = (path: string, body: string, headers: Record<string, string>) =>
   });
 
 describe("npm run start:api", () => {
+  it("runs the production bundle, node dist/api.mjs, not the source under tsx", () => {
+    const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8")
+      .split(" ")
+      .filter(Boolean)
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
+    expect(children.find((c) => c.includes("dist/api.mjs"))).toBeDefined();
+    expect(children.join("\n")).not.toMatch(/scripts\/api\.ts/);
+  });
+
   it("serves a payment, once, with the API's headers", async () => {
     const order = await post(
       "/api/v1/orders",
