@@ -71,6 +71,8 @@ type Variant = string;
 const bundled = existsSync(join(ROOT, "dist", "api.mjs"));
 if (!bundled) console.log("dist/api.mjs is missing (run `npm run build`): the source only");
 const variants: Variant[] = [
+  // The same round trips from a bare node:http server (lab/bench/skeleton-server.mjs): the floor.
+  "skeleton",
   "source",
   ...(bundled ? ["bundle"] : []),
   ...(bundled && flags.length > 0 ? [`bundle ${flags.join(" ")}`] : []),
@@ -78,9 +80,11 @@ const variants: Variant[] = [
 
 async function start(variant: Variant, profileDir?: string): Promise<ChildProcess> {
   const entry =
-    variant === "source"
-      ? ["--import", "tsx", "scripts/api.ts"]
-      : [...(variant === "bundle" ? [] : flags), "dist/api.mjs"];
+    variant === "skeleton"
+      ? ["lab/bench/skeleton-server.mjs"]
+      : variant === "source"
+        ? ["--import", "tsx", "scripts/api.ts"]
+        : [...(variant === "bundle" ? [] : flags), "dist/api.mjs"];
   const child = spawn(
     process.execPath,
     [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...entry],
@@ -136,6 +140,29 @@ async function fresh(n: number) {
   return closedLoop(CLIENTS, ids.length, async (k) => (await pay(ids[k] as string)).status === 200);
 }
 
+/**
+ * A process's CPU ms on its main thread (user, system) and on its other threads (V8's compiler
+ * and GC helpers, libuv's pool), and its context switches (waiting, preempted), from /proc.
+ */
+function split(pid: number) {
+  const ticks = (path: string) => {
+    const stat = readFileSync(path, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
+  };
+  const whole = ticks(`/proc/${pid}/stat`);
+  const main = ticks(`/proc/${pid}/task/${pid}/stat`);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const count = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1]);
+  return {
+    user: main.user,
+    sys: main.sys,
+    helpers: whole.user + whole.sys - main.user - main.sys,
+    voluntary: count("voluntary_ctxt_switches"),
+    forced: count("nonvoluntary_ctxt_switches"),
+  };
+}
+
 const rows: {
   variant: Variant;
   perSecond: number;
@@ -145,11 +172,14 @@ const rows: {
   provider: number;
 }[] = [];
 const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "api-profile-")) : undefined;
-let window: [number, number] = [0, 0];
+const windows = new Map<string, [number, number]>();
 for (let pass = 1; pass <= PASSES; pass++)
   for (const variant of variants) {
-    // The last pass of the bundle is profiled (a profile slows the process it watches).
-    const profiled = profileDir && variant === variants.at(-1) && pass === PASSES ? profileDir : undefined;
+    // The last pass of the bundle and of the skeleton is profiled (a profile slows the process it watches).
+    const profiled =
+      profileDir && pass === PASSES && (variant === "bundle" || variant === "skeleton")
+        ? join(profileDir, variant)
+        : undefined;
     const server = await start(variant, profiled);
     await fresh(200); // warm: JIT, the pool's connections
     const before = {
@@ -158,13 +188,16 @@ for (let pass = 1; pass <= PASSES; pass++)
       provider: cpuMs(provider.pid),
     };
     const ids = await orders(PAYMENTS);
+    const splitBefore = split(server.pid as number);
     const from = profilerClock();
     const r = await closedLoop(
       CLIENTS,
       ids.length,
       async (k) => (await pay(ids[k] as string)).status === 200,
     );
-    if (profiled) window = [from, profilerClock()];
+    if (profiled) windows.set(profiled, [from, profilerClock()]);
+    const splitAfter = split(server.pid as number);
+    const each = (k: keyof typeof splitAfter) => ((splitAfter[k] - splitBefore[k]) / r.requests).toFixed(2);
     const per = (b: Map<number, number>, a: Map<number, number>) => cpuDelta(b, a) / r.requests;
     const row = {
       variant,
@@ -176,7 +209,7 @@ for (let pass = 1; pass <= PASSES; pass++)
     };
     if (!profiled) rows.push(row);
     console.log(
-      `pass ${pass} ${variant}${profiled ? " (profiled)" : ""}: ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, CPU ms per payment: API ${row.api.toFixed(2)}, PostgreSQL ${row.pg.toFixed(2)}, provider ${row.provider.toFixed(2)}${r.unexpected ? `, ${r.unexpected} unexpected` : ""}`,
+      `pass ${pass} ${variant}${profiled ? " (profiled)" : ""}: ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, CPU ms per payment: API ${row.api.toFixed(2)}, PostgreSQL ${row.pg.toFixed(2)}, provider ${row.provider.toFixed(2)}; API main thread user ${each("user")} + system ${each("sys")} ms, other threads ${each("helpers")} ms; its context switches ${each("voluntary")} waiting + ${each("forced")} preempted${r.unexpected ? `, ${r.unexpected} unexpected` : ""}`,
     );
     await stop(server);
   }
@@ -192,9 +225,9 @@ for (const variant of variants) {
     `| ${variant} | ${m("perSecond").toFixed(0)} | ${m("p50").toFixed(2)} | ${m("api").toFixed(2)} | ${m("pg").toFixed(2)} | ${m("provider").toFixed(2)} |`,
   );
 }
-if (profileDir) {
-  const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
-  if (file) summarizeProfile(join(profileDir, file), PAYMENTS, ...window, 30, process.env.BENCH_PROF_CALLERS);
+for (const [dir, window] of windows) {
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  if (file) summarizeProfile(join(dir, file), PAYMENTS, ...window, 30, process.env.BENCH_PROF_CALLERS);
 }
 
 client.close();
