@@ -9,6 +9,8 @@ import { cpuDelta, cpuMs } from "./proc";
 // Next route in the same run, and issue 43's targets for it.
 
 export const API_TIER = "API tier";
+/** A bare node:http server making a fresh payment's round trips: what any Node server pays for them. */
+export const SKELETON = "bare server, the same round trips";
 
 interface Measured extends LoadResult {
   cpu?: { server: number; postgres?: number; provider: number };
@@ -43,7 +45,10 @@ export interface ApiTierRun {
 
 /** Starts the production bundle (`node dist/api.mjs`, what a deployment runs) on `b.port`. */
 export async function startApiTierBench(b: ApiTierBench): Promise<ApiTierRun> {
-  const server = await startApiTier(b);
+  const server = await startProcess(b, ["dist/api.mjs"], b.port);
+  // The same round trips from a bare node:http server, no app code (lab/bench/skeleton-server.mjs).
+  const skeleton = await startProcess(b, ["lab/bench/skeleton-server.mjs"], b.port + 1);
+  const bare = httpClient(`http://127.0.0.1:${b.port + 1}`, 40);
   const client = httpClient(`http://127.0.0.1:${b.port}`, 40);
   const workers: Record<string, number[]> = {};
   const pay = (key: string, orderId: string) =>
@@ -55,10 +60,10 @@ export async function startApiTierBench(b: ApiTierBench): Promise<ApiTierRun> {
     );
   for (let i = 0; i < 20; i++) await client.request("GET", "/api/trpc/catalog.list", {});
   async function pass(keep: (name: string, m: Measured) => void) {
-    const record = async (what: string, run: () => Promise<LoadResult>) => {
+    const record = async (what: string, run: () => Promise<LoadResult>, of = server, prefix = API_TIER) => {
       const before = b.workersCpu();
-      const m = await b.measure(run, () => cpuMs(server.pid as number));
-      const name = `${API_TIER}: ${what}`;
+      const m = await b.measure(run, () => cpuMs(of.pid as number));
+      const name = `${prefix}: ${what}`;
       keep(name, m);
       workers[name] = [...(workers[name] ?? []), cpuDelta(before, b.workersCpu()) / m.requests];
     };
@@ -88,6 +93,16 @@ export async function startApiTierBench(b: ApiTierBench): Promise<ApiTierRun> {
           async (k) => (await pay(keys[k] as string, ids[k] as string)).status === 200,
         ),
       );
+      await record(
+        `fresh ×${clients}`,
+        () =>
+          closedLoop(clients, ids.length, async (k) => {
+            const headers = { authorization: b.customer, "idempotency-key": randomUUID() };
+            return (await bare.request("POST", "/pay", headers, b.payBody(ids[k] as string))).status === 200;
+          }),
+        skeleton,
+        SKELETON,
+      );
       await record(`replay ×${clients}`, () =>
         closedLoop(clients, n(b.sizes.replay), async (k) => {
           const j = k % ids.length;
@@ -112,23 +127,25 @@ export async function startApiTierBench(b: ApiTierBench): Promise<ApiTierRun> {
     workers,
     stop: async () => {
       client.close();
+      bare.close();
       await stop(server);
+      await stop(skeleton);
     },
   };
 }
 
-/** The production bundle as a deployment runs it (JSON logs), its outbox left to the Next server's jobs. */
-async function startApiTier(b: ApiTierBench): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["dist/api.mjs"], {
+/** A server as a deployment runs it (JSON logs), its outbox left to the Next server's jobs. */
+async function startProcess(b: ApiTierBench, args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: b.root,
-    env: { ...process.env, ...b.env, PORT: String(b.port), HOSTNAME: "127.0.0.1", BACKGROUND_JOBS: "off" },
+    env: { ...process.env, ...b.env, PORT: String(port), HOSTNAME: "127.0.0.1", BACKGROUND_JOBS: "off" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   child.once("exit", () => process.off("exit", killOnExit));
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${b.port}/api/health/ready`).then(
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health/ready`).then(
       (r) => r.ok,
       () => false,
     );
@@ -136,7 +153,7 @@ async function startApiTier(b: ApiTierBench): Promise<ChildProcess> {
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill("SIGKILL");
-  throw new Error(`the API tier did not answer on port ${b.port}`);
+  throw new Error(`${args.join(" ")} did not answer on port ${port}`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -192,6 +209,11 @@ export function printApiTier(
       );
     }
   }
+  for (const clients of [1, 16])
+    for (const [p, r] of (results[`${SKELETON}: fresh ×${clients}`] ?? []).entries())
+      console.log(
+        `| ${SKELETON}: fresh ×${clients} | ${p + 1} | ${fmt(r.p50)} | ${fmt(r.perSecond, 0)} | – | – | ${fmt(r.cpu?.server)} | ${fmt(r.cpu?.postgres)} | ${fmt(r.cpu?.provider)} | – |`,
+      );
   const fresh16 = (p: number) => at(`${API_TIER}: fresh ×16`, p);
   const fresh1 = (p: number) => at(`${API_TIER}: fresh ×1`, p);
   const [f1, f16] = [floorOf(1), floorOf(16)];
@@ -231,6 +253,11 @@ export function printApiTier(
   console.log(`\nwhat bounds them (${cores} cores shared by every process)`);
   console.log(
     `PostgreSQL + provider CPU ms per fresh payment ×16: ${perPass(others, 2)}; with an API process that cost nothing, fresh ×16 could reach at most ${perPass(ceiling, 0)} per s: ${perPass((p) => ceiling(p) / (at("fresh ×16", p)?.perSecond ?? Number.NaN))}× the Next route, ${perPass((p) => ceiling(p) / (f16?.tps ?? Number.NaN))}× the floor`,
+  );
+  const bare = (p: number) => at(`${SKELETON}: fresh ×16`, p)?.cpu?.server ?? Number.NaN;
+  const bareCeiling = (p: number) => (cores * 1000) / (others(p) + bare(p));
+  console.log(
+    `a bare node:http server making the same round trips (lab/bench/skeleton-server.mjs), CPU ms per payment ×16: ${perPass(bare, 2)}; with the API process at that cost, fresh ×16 could reach at most ${perPass(bareCeiling, 0)} per s: ${perPass((p) => bareCeiling(p) / (at("fresh ×16", p)?.perSecond ?? Number.NaN))}× the Next route, ${perPass((p) => bareCeiling(p) / (f16?.tps ?? Number.NaN))}× the floor`,
   );
   console.log(
     `the API process's CPU per request ×16: the edge alone (/api/health/live) ${perPass((p) => at(`${API_TIER}: no database (/api/health/live) ×16`, p)?.cpu?.server ?? Number.NaN, 2)} ms; the same payment in process, no HTTP (this process's CPU) ${perPass((p) => at("in process: payments.create ×16", p)?.cpu?.server ?? Number.NaN, 2)} ms; a fresh payment through the tier ${perPass((p) => fresh16(p)?.cpu?.server ?? Number.NaN, 2)} ms`,
