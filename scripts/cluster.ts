@@ -12,7 +12,7 @@ import { onStopSignal } from "./lib/stop-signal";
 
 /**
  * `npm run cluster`: the deployed shape on one machine. CLUSTER_INSTANCES `next start` processes
- * (default 2) for the pages and CLUSTER_API_INSTANCES API-tier processes (scripts/api.ts, default
+ * (default 2) for the pages and CLUSTER_API_INSTANCES API-tier processes (node dist/api.mjs, default
  * 2) for /api/, each through PgBouncer in transaction mode to one PostgreSQL, behind HAProxy on
  * PORT, which routes by path (decision 0211). Background jobs run in every instance
  * (docs/decisions/0021). Ctrl-C stops everything.
