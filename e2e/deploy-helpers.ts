@@ -194,37 +194,43 @@ export async function imageBackends(running: Started[]) {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   };
-  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).href;
-  const migrate = spawnSync("node", ["dist/migrate.mjs"], {
-    cwd: ROOT,
-    env: cleanEnv({ DATABASE_URL: databaseUrl }),
-    encoding: "utf8",
-  });
-  expect(migrate.status, migrate.stderr).toBe(0);
-  await stockCatalog(databaseUrl);
-  const providerSecret = `sk_live_${secret()}`;
-  const providerPort = await freePort();
-  const provider = await startProcess("node", ["dist/provider.mjs"], {
-    env: cleanEnv({
+  try {
+    const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).href;
+    const migrate = spawnSync("node", ["dist/migrate.mjs"], {
+      cwd: ROOT,
+      env: cleanEnv({ DATABASE_URL: databaseUrl }),
+      encoding: "utf8",
+    });
+    expect(migrate.status, migrate.stderr).toBe(0);
+    await stockCatalog(databaseUrl);
+    const providerSecret = `sk_live_${secret()}`;
+    const providerPort = await freePort();
+    const provider = await startProcess("node", ["dist/provider.mjs"], {
+      env: cleanEnv({
+        APP_ENV: "production",
+        PROVIDER_SECRET: providerSecret,
+        PROVIDER_DATABASE_URL: databaseUrl,
+        PROVIDER_PORT: String(providerPort),
+      }),
+      ready: /provider listening/,
+    });
+    running.push(provider);
+    const env = {
       APP_ENV: "production",
-      PROVIDER_SECRET: providerSecret,
-      PROVIDER_DATABASE_URL: databaseUrl,
-      PROVIDER_PORT: String(providerPort),
-    }),
-    ready: /provider listening/,
-  });
-  running.push(provider);
-  const env = {
-    APP_ENV: "production",
-    NODE_ENV: "production",
-    ADMIN_TOKEN: secret(),
-    SESSION_SECRET: secret(),
-    DATABASE_URL: databaseUrl,
-    PAYMENT_PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
-    PAYMENT_PROVIDER_SECRET: providerSecret,
-    LOG_LEVEL: "warn",
-  };
-  return { env, provider, drop };
+      NODE_ENV: "production",
+      ADMIN_TOKEN: secret(),
+      SESSION_SECRET: secret(),
+      DATABASE_URL: databaseUrl,
+      PAYMENT_PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
+      PAYMENT_PROVIDER_SECRET: providerSecret,
+      LOG_LEVEL: "warn",
+    };
+    return { env, provider, drop };
+  } catch (error) {
+    // A failed release step or provider start leaves no database behind.
+    await drop();
+    throw error;
+  }
 }
 
 export const secret = () => randomBytes(32).toString("base64url");

@@ -150,8 +150,9 @@ try {
       ["start", "--port", String(port), "--hostname", "127.0.0.1"],
       port,
     );
+  const apiArgs = apiPorts.length > 0 ? apiTierArgs() : [];
   for (const [i, port] of apiPorts.entries())
-    startInstance(`api instance ${i + 1}`, process.execPath, apiTierArgs(), port);
+    startInstance(`api instance ${i + 1}`, process.execPath, apiArgs, port);
   await Promise.all(
     [...ports, ...apiPorts].map((port) => waitForHealth(`http://127.0.0.1:${port}${HEALTH_CHECK_PATH}`)),
   );
