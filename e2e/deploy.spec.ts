@@ -197,16 +197,15 @@ test("compose's edge: deploy/haproxy.cfg sends /api/ to the API tier (node dist/
       ready: /api listening/,
     });
     running.push(api);
-    running.push(
-      await startProcess(haproxy as string, ["-W", "-db", "-f", "deploy/haproxy.cfg"], {
-        env: cleanEnv({
-          EDGE_BIND: `127.0.0.1:${edgePort}`,
-          PAGES_ADDR: `127.0.0.1:${pagesPort}`,
-          API_ADDR: `127.0.0.1:${apiPort}`,
-        }),
-        ready: /Loading success/,
+    const edge = await startProcess(haproxy as string, ["-W", "-db", "-f", "deploy/haproxy.cfg"], {
+      env: cleanEnv({
+        EDGE_BIND: `127.0.0.1:${edgePort}`,
+        PAGES_ADDR: `127.0.0.1:${pagesPort}`,
+        API_ADDR: `127.0.0.1:${apiPort}`,
       }),
-    );
+      ready: /Loading success/,
+    });
+    running.push(edge);
     const base = `http://127.0.0.1:${edgePort}`;
     await expect
       .poll(async () => (await fetch(`${base}/api/health/ready`).catch(() => undefined))?.status, {
