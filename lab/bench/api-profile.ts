@@ -15,6 +15,7 @@ import pg from "pg";
 import { startDatabase } from "../../scripts/lib/embedded-pg";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { closedLoop, httpClient } from "./lib/load";
+import { benchOrders } from "./lib/orders";
 import { cpuDelta, cpuMs } from "./lib/proc";
 import { profilerClock, summarizeProfile } from "./lib/profile";
 
@@ -53,17 +54,7 @@ const postmaster = Number(
 );
 const postmasterPid = Number(readFileSync(`/proc/${postmaster}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
 
-async function orders(n: number): Promise<string[]> {
-  const { rows } = await admin.query(
-    `WITH o AS (INSERT INTO orders (id, account_id, total_minor, currency)
-                SELECT id, $1::uuid, 2500, 'EUR' FROM unnest($2::uuid[]) AS id RETURNING id)
-     INSERT INTO order_items (order_id, sku, name, unit_price_minor, quantity, line_total_minor)
-     SELECT id, 'TEE-CLASSIC', 'Classic cotton tee', 2500, 1, 2500 FROM o RETURNING order_id`,
-    [accountId, Array.from({ length: n }, newId)],
-  );
-  await admin.query("VACUUM (ANALYZE) orders, order_items");
-  return rows.map((r) => r.order_id as string);
-}
+const orders = (n: number) => benchOrders(admin, accountId, n, newId);
 
 // BENCH_API_FLAGS (e.g. `--max-semi-space-size=64`) adds the bundle run with those node flags.
 const flags = (process.env.BENCH_API_FLAGS ?? "").split(" ").filter(Boolean);

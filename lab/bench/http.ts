@@ -15,6 +15,7 @@ import { startProvider } from "../../scripts/lib/provider-process";
 import { printApiTier, startApiTierBench } from "./lib/api-tier";
 import { runFloor } from "./lib/floor";
 import { closedLoop, httpClient, type LoadResult } from "./lib/load";
+import { benchOrders } from "./lib/orders";
 import { cpuDelta, cpuMs } from "./lib/proc";
 import { type Sampler, startWaitSampler } from "./lib/sessions";
 import { extraComparisons } from "./lib/variants";
@@ -118,19 +119,7 @@ const PLAIN_SECRET = process.env.PAYMENT_PROVIDER_SECRET || UNSET_TEST_KEY;
 const charges = httpProvider({ baseUrl: provider.url, timeoutMs: 10_000 });
 const accountId = (await admin.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id as string;
 
-async function orders(n: number): Promise<string[]> {
-  const { rows } = await admin.query(
-    `WITH o AS (INSERT INTO orders (id, account_id, total_minor, currency)
-                SELECT id, $1::uuid, 2500, 'EUR' FROM unnest($2::uuid[]) AS id RETURNING id)
-     INSERT INTO order_items (order_id, sku, name, unit_price_minor, quantity, line_total_minor)
-     SELECT id, 'TEE-CLASSIC', 'Classic cotton tee', 2500, 1, 2500 FROM o RETURNING order_id`,
-    [accountId, Array.from({ length: n }, newId)], // ids as orders.create makes them
-  );
-  // The bench's own inserts are vacuumed and analysed here, on its own connection: left to
-  // autovacuum, that work fell into whichever load came next and was charged to its payments.
-  await admin.query("VACUUM (ANALYZE) orders, order_items");
-  return rows.map((r) => r.order_id as string);
-}
+const orders = (n: number) => benchOrders(admin, accountId, n, newId);
 const pay = (key: string, body: string) =>
   client.request("POST", "/api/trpc/payments.create", { authorization: alice, "idempotency-key": key }, body);
 // The operators' credential: the server's ADMIN_TOKEN, its development default unless set.

@@ -15,6 +15,7 @@ import pg from "pg";
 import { startDatabase } from "../../scripts/lib/embedded-pg";
 import { startProvider } from "../../scripts/lib/provider-process";
 import { closedLoop, httpClient, percentile } from "./lib/load";
+import { benchOrders } from "./lib/orders";
 import { cpuDelta, cpuMs } from "./lib/proc";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -95,15 +96,7 @@ async function orders(url: string, n: number): Promise<string[]> {
   await c.connect();
   try {
     const account = (await c.query("SELECT id FROM accounts WHERE handle = 'alice'")).rows[0].id;
-    const { rows } = await c.query(
-      `WITH o AS (INSERT INTO orders (id, account_id, total_minor, currency)
-                  SELECT id, $1::uuid, 2500, 'EUR' FROM unnest($2::uuid[]) AS id RETURNING id)
-       INSERT INTO order_items (order_id, sku, name, unit_price_minor, quantity, line_total_minor)
-       SELECT id, 'TEE-CLASSIC', 'Classic cotton tee', 2500, 1, 2500 FROM o RETURNING order_id`,
-      [account, Array.from({ length: n }, newId)],
-    );
-    await c.query("VACUUM (ANALYZE) orders, order_items");
-    return rows.map((r) => r.order_id as string);
+    return await benchOrders(c, account, n, newId);
   } finally {
     await c.end();
   }
